@@ -1,0 +1,27 @@
+# Thin wrappers over npm scripts: one entry per job.
+.PHONY: install lint generate check test bench demo
+
+install:
+	npm ci
+
+lint:
+	npm run lint
+
+generate:
+	npm run generate
+
+check:
+	npm run check
+
+# What CI runs: spec lint + typecheck, generated-output drift check, then the whole vitest suite.
+test:
+	npm run lint
+	npm run check --if-present
+	npm test
+
+bench:
+	npm run bench
+
+demo:
+	@test -d node_modules || npm ci
+	npm run demo --if-present
