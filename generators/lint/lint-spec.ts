@@ -1,0 +1,123 @@
+/**
+ * Strict lint of an OpenAPI document: Redocly (`recommended-strict` plus this project's rules, from
+ * `redocly.yaml`), then two independent validators of the bundled document (swagger-parser and
+ * @seriousme/openapi-schema-validator). Every problem carries the file, the JSON pointer and the reason.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundle, getLineColLocation, lint, loadConfig, type NormalizedProblem } from '@redocly/openapi-core';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { Validator } from '@seriousme/openapi-schema-validator';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const DEFAULT_SPEC = path.join(REPO_ROOT, 'spec/openapi.yaml');
+export const DEFAULT_LINT_CONFIG = path.join(REPO_ROOT, 'redocly.yaml');
+
+export type LintSource = 'redocly' | 'swagger-parser' | 'openapi-schema-validator';
+
+export interface LintProblem {
+  source: LintSource;
+  severity: 'error' | 'warn';
+  /** Path of the file that holds the problem, relative to the working directory when possible. */
+  file: string;
+  /** JSON pointer into that file, `#/paths/~1cards/post`. */
+  pointer: string;
+  line?: number;
+  column?: number;
+  rule?: string;
+  message: string;
+}
+
+export interface LintReport {
+  specPath: string;
+  problems: LintProblem[];
+  errors: number;
+  warnings: number;
+}
+
+function relative(file: string): string {
+  const rel = path.relative(process.cwd(), file);
+  return rel.startsWith('..') ? file : rel;
+}
+
+function fromRedocly(problem: NormalizedProblem): LintProblem {
+  const location = problem.location[0];
+  const file = location?.source.absoluteRef ?? '';
+  let line: number | undefined;
+  let column: number | undefined;
+  if (location) {
+    try {
+      const at = getLineColLocation(location);
+      line = at.start.line;
+      column = at.start.col;
+    } catch {
+      // A location without a source body (a resolve error) has no line; the pointer is enough.
+    }
+  }
+  return {
+    source: 'redocly',
+    severity: problem.severity,
+    file: relative(file),
+    pointer: location?.pointer ?? '#/',
+    ...(line === undefined ? {} : { line, column }),
+    rule: problem.ruleId,
+    message: problem.message,
+  };
+}
+
+/** Lints one spec file. Resolves even when the spec is broken; inspect `errors`. */
+export async function lintSpec(specPath: string = DEFAULT_SPEC, configPath: string = DEFAULT_LINT_CONFIG): Promise<LintReport> {
+  const absolute = path.resolve(specPath);
+  await readFile(absolute); // a clear ENOENT before any library gets to it
+  const config = await loadConfig({ configPath });
+  const problems = (await lint({ ref: absolute, config })).map(fromRedocly);
+
+  // The independent validators only run on a document that Redocly could bundle without errors.
+  if (!problems.some((p) => p.severity === 'error')) {
+    const bundled = await bundle({ ref: absolute, config, dereference: false });
+    const document = bundled.bundle.parsed as Record<string, unknown>;
+    try {
+      await SwaggerParser.validate(structuredClone(document) as never);
+    } catch (error) {
+      problems.push({
+        source: 'swagger-parser',
+        severity: 'error',
+        file: relative(absolute),
+        pointer: '#/',
+        message: error instanceof Error ? error.message : String(error),
+      });
+    }
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(document));
+    if (!result.valid) {
+      const errors = Array.isArray(result.errors) ? result.errors : [{ message: String(result.errors) }];
+      for (const e of errors as Array<{ instancePath?: string; message?: string }>) {
+        problems.push({
+          source: 'openapi-schema-validator',
+          severity: 'error',
+          file: relative(absolute),
+          pointer: `#${e.instancePath ?? ''}`,
+          message: e.message ?? JSON.stringify(e),
+        });
+      }
+    }
+  }
+  return {
+    specPath: absolute,
+    problems,
+    errors: problems.filter((p) => p.severity === 'error').length,
+    warnings: problems.filter((p) => p.severity === 'warn').length,
+  };
+}
+
+/** One line per problem: `file:line:col pointer [source/rule] message`. */
+export function formatLintReport(report: LintReport): string {
+  const lines = report.problems.map((p) => {
+    const where = p.line === undefined ? p.file : `${p.file}:${p.line}:${p.column ?? 1}`;
+    const by = p.rule ? `${p.source}/${p.rule}` : p.source;
+    return `${p.severity === 'error' ? 'error' : 'warning'} ${where} ${p.pointer} [${by}] ${p.message.replace(/\s+/g, ' ').trim()}`;
+  });
+  lines.push(`${relative(report.specPath)}: ${report.errors} errors, ${report.warnings} warnings`);
+  return lines.join('\n');
+}
