@@ -1,0 +1,379 @@
+import { randomUUID } from 'node:crypto';
+import { annotateProduct, loadProduct, subscriptionsOf, type ProductRow } from './catalogue.js';
+import type { Context } from './context.js';
+import { FieldErrors, SandboxError, stateConflict } from './errors.js';
+import { cardBase, recordEvent } from './events.js';
+import { checkKey, once, type IdempotentOperation } from './idempotency.js';
+import { accountBalance, post, requireWorkspace } from './ledger.js';
+import { fmt, money, Money, parseRequestAmount, percentFee } from './money.js';
+import { insertOrder, loadCard, loadOrder, openOrdersOfCard, toAcceptedOrder, type CardRow, type OrderRow } from './orders.js';
+import { paginate, parsePageQuery, type PageQuery } from './pagination.js';
+import {
+  CARD_STATUSES,
+  CARDHOLDER_TYPES,
+  type AcceptedOrder,
+  type BillingAddress,
+  type CardDetail,
+  type CardListRow,
+  type CardStatus,
+  type CreateCardBody,
+  type Paginated,
+  type ReasonBody,
+  type TopupBody,
+} from './types.js';
+
+/** Filters of `GET /cards`. `status` is a comma-separated list or an array. */
+export interface CardListQuery extends PageQuery {
+  status?: string | string[] | undefined;
+  cardholder_type?: string | undefined;
+  /** D11: case-insensitive substring of the first or last name, or exact `pan_last4`. */
+  search?: string | undefined;
+}
+
+/**
+ * Card reads and the five card writes. Each write answers at once with the accepted Order
+ * (202 semantics) and the outcome follows asynchronously (see `orders.ts`). Errors are
+ * `SandboxError`s: 404 `card.not_found`, 409 `card.state_conflict` / `idempotency.key_reused`,
+ * 422 `validation.failed` / `card_product.unavailable`, 402 `wallet.insufficient_balance`.
+ */
+export interface CardsService {
+  list(workspaceId: number, query?: CardListQuery, basePath?: string): Paginated<CardListRow>;
+  get(workspaceId: number, uuid: string): CardDetail;
+  /** `POST /cards`: holds `initial_topup_amount` + `card_issue_fixed` (D21) and creates the card in `pending_issue`. */
+  create(workspaceId: number, body: CreateCardBody, idempotencyKey?: string): AcceptedOrder;
+  /** `POST /cards/{uuid}/topup`: holds `amount` + `topup_fixed` + `amount` x `topup_percent` (D21). Active or frozen cards only. */
+  topup(workspaceId: number, uuid: string, body: TopupBody, idempotencyKey?: string): AcceptedOrder;
+  /** `POST /cards/{uuid}/freeze`: active card, no other freeze/unfreeze/close in flight. */
+  freeze(workspaceId: number, uuid: string, body?: ReasonBody | null, idempotencyKey?: string): AcceptedOrder;
+  /** `POST /cards/{uuid}/unfreeze`: frozen card, no other freeze/unfreeze/close in flight. */
+  unfreeze(workspaceId: number, uuid: string, body?: ReasonBody | null, idempotencyKey?: string): AcceptedOrder;
+  /** `POST /cards/{uuid}/close`: stage 1 at once (`pending_close`, `card.close_initiated`); needs an active or frozen card with no order in flight. */
+  close(workspaceId: number, uuid: string, body?: ReasonBody | null, idempotencyKey?: string): AcceptedOrder;
+}
+
+interface CardWithBalance extends CardRow {
+  card_balance: string;
+}
+
+const CARD_SELECT = `SELECT c.*, COALESCE(a.balance, '0.00') AS card_balance FROM cards c
+  LEFT JOIN accounts a ON a.workspace_id = c.workspace_id AND a.currency = c.currency AND a.code = 'card' AND a.card_uuid = c.uuid`;
+
+function maskedPan(row: CardRow): string {
+  return `${row.pan_bin}******${row.pan_last4}`;
+}
+
+function toListRow(row: CardWithBalance): CardListRow {
+  return {
+    uuid: row.uuid,
+    status: row.status,
+    cardholder_type: row.cardholder_type,
+    cardholder_first_name: row.cardholder_first_name,
+    cardholder_last_name: row.cardholder_last_name,
+    masked_pan: maskedPan(row),
+    pan_last4: row.pan_last4,
+    pan_bin: row.pan_bin,
+    currency: row.currency,
+    card_balance: row.card_balance,
+    card_product_id: row.card_product_id,
+    issued_at: row.issued_at,
+    last_active_txn_at: row.last_active_txn_at,
+    created_at: row.created_at,
+  };
+}
+
+function toDetail(row: CardWithBalance): CardDetail {
+  const spendable: CardStatus[] = ['active', 'frozen', 'pending_close'];
+  return {
+    ...toListRow(row),
+    workspace_id: row.workspace_id,
+    held_amount: row.held_amount,
+    available_balance: fmt(money(row.card_balance).minus(row.held_amount)),
+    lifetime_topup_amount: row.lifetime_topup_amount,
+    lifetime_spend_amount: row.lifetime_spend_amount,
+    lifetime_refund_amount: row.lifetime_refund_amount,
+    avs_billing_address: row.avs_billing_address === null ? null : (JSON.parse(row.avs_billing_address) as BillingAddress),
+    // Capability flags say which actions the card accepts now, so a client can show exactly those.
+    supports_freeze: row.status === 'active',
+    supports_unfreeze: row.status === 'frozen',
+    supports_balance_query: spendable.includes(row.status),
+    appeal_terminated: row.appeal_terminated === 1,
+    closed_at: row.closed_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** Luhn check digit, so that fake PANs look like real ones to client-side validators. */
+function luhnDigit(partial: string): string {
+  let total = 0;
+  for (let i = 0; i < partial.length; i++) {
+    let d = Number(partial[partial.length - 1 - i]);
+    if (i % 2 === 0) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+    total += d;
+  }
+  return String((10 - (total % 10)) % 10);
+}
+
+function digits(random: () => number, n: number): string {
+  let out = '';
+  for (let i = 0; i < n; i++) out += String(Math.floor(random() * 10) % 10);
+  return out;
+}
+
+const NAME_MAX = 100;
+const NOTE_MAX = 1000;
+
+function checkText(errors: FieldErrors, field: string, value: unknown, opts: { required: boolean; max: number }): string | undefined {
+  if (value === undefined || value === null) {
+    if (opts.required) errors.add(field, 'is required');
+    return undefined;
+  }
+  if (typeof value !== 'string') {
+    errors.add(field, 'must be a string');
+    return undefined;
+  }
+  if (opts.required && value.trim() === '') errors.add(field, 'must not be empty');
+  else if (value.length > opts.max) errors.add(field, `must be at most ${opts.max} characters`);
+  return value;
+}
+
+function checkBillingAddress(errors: FieldErrors, value: unknown): BillingAddress | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    errors.add('billing_address', 'must be an object');
+    return undefined;
+  }
+  const v = value as Record<string, unknown>;
+  const line1 = checkText(errors, 'billing_address.line1', v.line1, { required: true, max: 255 });
+  const line2 = checkText(errors, 'billing_address.line2', v.line2, { required: false, max: 255 });
+  const city = checkText(errors, 'billing_address.city', v.city, { required: true, max: 255 });
+  const state = checkText(errors, 'billing_address.state', v.state, { required: false, max: 255 });
+  const postal = checkText(errors, 'billing_address.postal_code', v.postal_code, { required: true, max: 32 });
+  const country = checkText(errors, 'billing_address.country', v.country, { required: true, max: 2 });
+  if (country !== undefined && !/^[A-Z]{2}$/.test(country)) errors.add('billing_address.country', 'must be a 2-letter ISO country code');
+  return { line1: line1 ?? '', line2: line2 ?? null, city: city ?? '', state: state ?? null, postal_code: postal ?? '', country: country ?? '' };
+}
+
+function checkReason(body: ReasonBody | null | undefined): string | null {
+  const errors = new FieldErrors();
+  if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) errors.add('body', 'must be an object or empty');
+  const reason = body !== null && typeof body === 'object' ? checkText(errors, 'reason', body.reason, { required: false, max: 500 }) : undefined;
+  errors.throwIfAny();
+  return reason ?? null;
+}
+
+export function createCardsService(ctx: Context): CardsService {
+  /** A card of the workspace, or 404 (also for a card of another workspace, so that its existence does not leak). */
+  const ownedCard = (workspaceId: number, uuid: string): CardRow => {
+    const card = typeof uuid === 'string' ? loadCard(ctx, uuid.toLowerCase()) : undefined;
+    if (card === undefined || card.workspace_id !== workspaceId) throw new SandboxError(404, 'card.not_found', `No card ${String(uuid)} in this workspace.`);
+    return card;
+  };
+
+  /** Runs the shared frame of a card write: key format, one transaction, idempotency, the accepted order. */
+  const accept = (workspaceId: number, operation: IdempotentOperation, key: string | undefined, request: unknown, body: () => OrderRow): AcceptedOrder => {
+    checkKey(key);
+    return ctx.write(() => {
+      requireWorkspace(ctx, workspaceId);
+      const { orderUuid } = once(ctx, { workspaceId, operation, key, request }, () => body().uuid);
+      return toAcceptedOrder(loadOrder(ctx, orderUuid)!);
+    });
+  };
+
+  /** Moves `held` from available to held, or 402 when the wallet's available balance cannot cover it. */
+  const hold = (workspaceId: number, currency: string, held: Money, reason: 'card_issue_held' | 'card_topup_held', cardUuid: string): void => {
+    const available = accountBalance(ctx, workspaceId, currency, 'wallet.available');
+    if (available.lessThan(held)) {
+      throw new SandboxError(402, 'wallet.insufficient_balance', `The wallet's available ${currency} balance (${fmt(available)}) cannot cover the hold of ${fmt(held)} ${currency}.`);
+    }
+    post(ctx, {
+      workspaceId,
+      currency,
+      reason,
+      referenceType: 'Card',
+      referenceUuid: cardUuid,
+      description: reason === 'card_issue_held' ? 'Initial top-up and issue fee held' : 'Top-up and fee held',
+      legs: [
+        { account: 'wallet.available', direction: 'debit', amount: held },
+        { account: 'wallet.held', direction: 'credit', amount: held },
+      ],
+    });
+  };
+
+  const rejectInFlight = (card: CardRow, types: readonly string[], action: string): void => {
+    const open = openOrdersOfCard(ctx, card.uuid).find((o) => types.includes(o.type));
+    if (open !== undefined) throw stateConflict(`Cannot ${action} the card: a ${open.type} order (${open.uuid}) is still ${open.status}.`);
+  };
+
+  const rejectTerminalOrClosing = (card: CardRow, action: string): void => {
+    if (card.status === 'closed' || card.status === 'issue_failed') throw stateConflict(`Cannot ${action} the card: it is ${card.status}.`);
+    if (card.status === 'pending_close') throw stateConflict(`Cannot ${action} the card: it is being closed.`);
+    if (card.status === 'pending_issue') throw stateConflict(`Cannot ${action} the card: it is still being issued.`);
+  };
+
+  const stateChange = (kind: 'freeze' | 'unfreeze' | 'close') => (workspaceId: number, uuid: string, body?: ReasonBody | null, idempotencyKey?: string): AcceptedOrder => {
+    const reason = checkReason(body);
+    return accept(workspaceId, `cards.${kind}`, idempotencyKey, { card: String(uuid).toLowerCase(), reason }, () => {
+      const card = ownedCard(workspaceId, uuid);
+      rejectTerminalOrClosing(card, kind);
+      if (kind === 'freeze') {
+        if (card.status === 'frozen') throw stateConflict('Cannot freeze the card: it is already frozen.');
+        rejectInFlight(card, ['freeze', 'unfreeze', 'close_card'], 'freeze');
+      } else if (kind === 'unfreeze') {
+        if (card.status === 'active') throw stateConflict('Cannot unfreeze the card: it is active, not frozen.');
+        rejectInFlight(card, ['freeze', 'unfreeze', 'close_card'], 'unfreeze');
+      } else {
+        // Closing waits for every in-flight order, so that no top-up lands on a closed card.
+        rejectInFlight(card, ['issue_card', 'topup_card', 'freeze', 'unfreeze', 'close_card'], 'close');
+      }
+      const zero = new Money(0);
+      const order = insertOrder(ctx, {
+        workspaceId,
+        type: kind === 'close' ? 'close_card' : kind,
+        cardUuid: card.uuid,
+        currency: card.currency,
+        held: zero,
+        credit: zero,
+        fee: zero,
+        reason,
+        ...(kind === 'close' ? { statusBefore: card.status } : {}),
+      });
+      if (kind === 'close') {
+        // Stage 1 on acceptance: spend stops now (contract 3.2).
+        ctx.db.prepare(`UPDATE cards SET status = 'pending_close', updated_at = ? WHERE uuid = ?`).run(ctx.nowIso(), card.uuid);
+        const after = loadCard(ctx, card.uuid)!;
+        recordEvent(ctx, workspaceId, 'card.close_initiated', { ...cardBase(after), origin: 'workspace', reason, close_initiated_at: ctx.nowIso() });
+      }
+      return order;
+    });
+  };
+
+  return {
+    list(workspaceId, query = {}, basePath = '/cards') {
+      const errors = new FieldErrors();
+      const { page, perPage } = parsePageQuery(query, errors);
+      const statusText = Array.isArray(query.status) ? query.status.join(',') : query.status;
+      const statuses = statusText === undefined || statusText === '' ? [] : [...new Set(statusText.split(',').map((s) => s.trim()))];
+      for (const s of statuses) if (!(CARD_STATUSES as readonly string[]).includes(s)) errors.add('status', `unknown card status ${s}`);
+      if (query.cardholder_type !== undefined && !(CARDHOLDER_TYPES as readonly string[]).includes(query.cardholder_type)) errors.add('cardholder_type', 'must be user or staff');
+      const search = query.search?.trim();
+      if (search !== undefined && search.length > 100) errors.add('search', 'must be at most 100 characters');
+      errors.throwIfAny();
+
+      const where = ['c.workspace_id = ?'];
+      const params: (string | number)[] = [workspaceId];
+      if (statuses.length > 0) {
+        where.push(`c.status IN (${statuses.map(() => '?').join(', ')})`);
+        params.push(...statuses);
+      }
+      if (query.cardholder_type !== undefined) {
+        where.push('c.cardholder_type = ?');
+        params.push(query.cardholder_type);
+      }
+      if (search !== undefined && search !== '') {
+        const like = `%${search.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+        where.push(`(lower(c.cardholder_first_name) LIKE ? ESCAPE '\\' OR lower(c.cardholder_last_name) LIKE ? ESCAPE '\\' OR c.pan_last4 = ?)`);
+        params.push(like, like, search);
+      }
+      const clause = where.join(' AND ');
+      return ctx.read(() => {
+        const total = (ctx.db.prepare(`SELECT COUNT(*) AS n FROM cards c WHERE ${clause}`).get(...params) as { n: number }).n;
+        const rows = ctx.db.prepare<(string | number)[], CardWithBalance>(`${CARD_SELECT} WHERE ${clause} ORDER BY c.id DESC LIMIT ? OFFSET ?`).all(...params, perPage, (page - 1) * perPage);
+        const filters = { status: statuses.length > 0 ? statuses.join(',') : undefined, cardholder_type: query.cardholder_type, search: search === '' ? undefined : search };
+        return paginate(basePath, filters, page, perPage, total, rows.map(toListRow));
+      });
+    },
+
+    get(workspaceId, uuid) {
+      const card = ownedCard(workspaceId, uuid);
+      return toDetail(ctx.db.prepare<[string], CardWithBalance>(`${CARD_SELECT} WHERE c.uuid = ?`).get(card.uuid)!);
+    },
+
+    create(workspaceId, body, idempotencyKey) {
+      const errors = new FieldErrors();
+      const raw = (body ?? {}) as unknown as Record<string, unknown>;
+      if (typeof raw !== 'object' || Array.isArray(raw)) errors.add('body', 'must be an object');
+      const productId = raw.card_product_id;
+      let product: ProductRow | undefined;
+      if (typeof productId !== 'number' || !Number.isSafeInteger(productId)) errors.add('card_product_id', productId === undefined ? 'is required' : 'must be an integer');
+      else if ((product = loadProduct(ctx, productId)) === undefined) errors.add('card_product_id', `no card product ${productId}`);
+      const amount = parseRequestAmount(raw.initial_topup_amount);
+      if (raw.initial_topup_amount === undefined) errors.add('initial_topup_amount', 'is required');
+      else if (!amount.ok) errors.add('initial_topup_amount', amount.message);
+      else if (product !== undefined && amount.value.lessThan(product.min_initial_topup_amount)) {
+        errors.add('initial_topup_amount', `must be at least ${product.min_initial_topup_amount} ${product.currency} for this product`);
+      }
+      const first = checkText(errors, 'cardholder_first_name', raw.cardholder_first_name, { required: true, max: NAME_MAX });
+      const last = checkText(errors, 'cardholder_last_name', raw.cardholder_last_name, { required: true, max: NAME_MAX });
+      const address = checkBillingAddress(errors, raw.billing_address);
+      if (address !== undefined && product !== undefined && product.supports_custom_billing_address === 0) errors.add('billing_address', 'this card product does not accept a custom billing address');
+      const purpose = checkText(errors, 'purpose', raw.purpose, { required: false, max: NOTE_MAX });
+      const notes = checkText(errors, 'notes', raw.notes, { required: false, max: NOTE_MAX });
+      const holderType = raw.cardholder_type ?? 'user';
+      if (!(CARDHOLDER_TYPES as readonly unknown[]).includes(holderType)) errors.add('cardholder_type', 'must be user or staff');
+      checkKey(idempotencyKey);
+      errors.throwIfAny();
+      if (product === undefined || !amount.ok || first === undefined || last === undefined) throw new Error('unreachable: validated above');
+      const p = product;
+      const initial = amount.value;
+
+      const request = { card_product_id: p.id, initial_topup_amount: fmt(initial), cardholder_first_name: first, cardholder_last_name: last, billing_address: address, purpose, notes, cardholder_type: holderType };
+      return accept(workspaceId, 'cards.create', idempotencyKey, request, () => {
+        const ws = requireWorkspace(ctx, workspaceId);
+        const annotated = annotateProduct(p, ws.base_currency, subscriptionsOf(ctx, workspaceId));
+        if (!annotated.available) {
+          throw new SandboxError(422, 'card_product.unavailable', `The workspace may not issue ${p.code}: it needs the ${p.required_subscription_product_code ?? ''} subscription.`);
+        }
+        const fee = money(p.card_issue_fixed);
+        const held = initial.plus(fee);
+        const uuid = randomUUID();
+        const random = ctx.options.random;
+        const body15 = p.bin + digits(random, 15 - p.bin.length);
+        const pan = body15 + luhnDigit(body15);
+        const now = ctx.clock.now();
+        const nowIso = now.toISOString();
+        ctx.db
+          .prepare(
+            `INSERT INTO cards (uuid, workspace_id, card_product_id, status, cardholder_type, cardholder_first_name, cardholder_last_name, pan_bin, pan_last4, currency,
+               held_amount, lifetime_topup_amount, lifetime_spend_amount, lifetime_refund_amount, avs_billing_address, purpose, notes, created_at, updated_at)
+             VALUES (?, ?, ?, 'pending_issue', ?, ?, ?, ?, ?, ?, '0.00', '0.00', '0.00', '0.00', ?, ?, ?, ?, ?)`,
+          )
+          .run(uuid, workspaceId, p.id, holderType as string, first.trim(), last.trim(), pan.slice(0, 6), pan.slice(-4), p.currency, JSON.stringify(address ?? annotated.default_billing_address), purpose ?? null, notes ?? null, nowIso, nowIso);
+        ctx.db
+          .prepare('INSERT INTO card_secrets (card_uuid, pan, cvv, expiry_month, expiry_year) VALUES (?, ?, ?, ?, ?)')
+          .run(uuid, pan, digits(random, 3), String(now.getUTCMonth() + 1).padStart(2, '0'), String(now.getUTCFullYear() + 3));
+        hold(workspaceId, p.currency, held, 'card_issue_held', uuid);
+        return insertOrder(ctx, { workspaceId, type: 'issue_card', cardUuid: uuid, currency: p.currency, held, credit: initial, fee });
+      });
+    },
+
+    topup(workspaceId, uuid, body, idempotencyKey) {
+      const errors = new FieldErrors();
+      const raw = (body ?? {}) as unknown as Record<string, unknown>;
+      const amount = parseRequestAmount(raw.amount);
+      if (raw.amount === undefined) errors.add('amount', 'is required');
+      else if (!amount.ok) errors.add('amount', amount.message);
+      const notes = checkText(errors, 'notes', raw.notes, { required: false, max: NOTE_MAX });
+      checkKey(idempotencyKey);
+      errors.throwIfAny();
+      if (!amount.ok) throw new Error('unreachable: validated above');
+      const value = amount.value;
+      return accept(workspaceId, 'cards.topup', idempotencyKey, { card: String(uuid).toLowerCase(), amount: fmt(value), notes }, () => {
+        const card = ownedCard(workspaceId, uuid);
+        const product = loadProduct(ctx, card.card_product_id)!;
+        // The minimum is a 422 even on a card in the wrong state: the request itself is wrong.
+        if (value.lessThan(product.min_topup_amount)) {
+          throw new SandboxError(422, 'validation.failed', `The amount must be at least ${product.min_topup_amount} ${product.currency} for this product.`, { amount: [`must be at least ${product.min_topup_amount}`] });
+        }
+        rejectTerminalOrClosing(card, 'top up');
+        const fee = money(product.topup_fixed).plus(percentFee(value, product.topup_percent));
+        const held = value.plus(fee);
+        hold(workspaceId, card.currency, held, 'card_topup_held', card.uuid);
+        return insertOrder(ctx, { workspaceId, type: 'topup_card', cardUuid: card.uuid, currency: card.currency, held, credit: value, fee });
+      });
+    },
+
+    freeze: stateChange('freeze'),
+    unfreeze: stateChange('unfreeze'),
+    close: stateChange('close'),
+  };
+}

@@ -1,0 +1,77 @@
+import type { Context } from './context.js';
+import { requireWorkspace } from './ledger.js';
+import type { BillingAddress, CardProduct } from './types.js';
+
+/** A card product row as stored (platform-global, not yet annotated). */
+export interface ProductRow {
+  id: number;
+  code: string;
+  display_name: string;
+  description: string;
+  currency: string;
+  bin: string;
+  issuer_country: string;
+  supports_custom_holder_name: number;
+  supports_custom_billing_address: number;
+  default_billing_address: string | null;
+  card_issue_fixed: string;
+  topup_fixed: string;
+  topup_percent: string;
+  min_initial_topup_amount: string;
+  min_topup_amount: string;
+  required_subscription_product_code: string | null;
+}
+
+/** Loads one stored product. */
+export function loadProduct(ctx: Context, id: number): ProductRow | undefined {
+  return ctx.db.prepare<[number], ProductRow>('SELECT * FROM card_products WHERE id = ?').get(id);
+}
+
+/** Annotates a product for one workspace (contract 2.1): `available` equals `subscription_satisfied`. */
+export function annotateProduct(row: ProductRow, baseCurrency: string, subscriptions: ReadonlySet<string>): CardProduct {
+  const required = row.required_subscription_product_code;
+  const satisfied = required === null || subscriptions.has(required);
+  return {
+    id: row.id,
+    code: row.code,
+    display_name: row.display_name,
+    description: row.description,
+    currency: row.currency,
+    bin: row.bin,
+    issuer_country: row.issuer_country,
+    supports_custom_holder_name: row.supports_custom_holder_name === 1,
+    supports_custom_billing_address: row.supports_custom_billing_address === 1,
+    default_billing_address: row.default_billing_address === null ? null : (JSON.parse(row.default_billing_address) as BillingAddress),
+    fees: { card_issue_fixed: row.card_issue_fixed, topup_fixed: row.topup_fixed, topup_percent: row.topup_percent },
+    min_initial_topup_amount: row.min_initial_topup_amount,
+    min_topup_amount: row.min_topup_amount,
+    required_subscription_product_code: required,
+    requires_subscription: required !== null,
+    subscription_satisfied: satisfied,
+    currency_match: row.currency === baseCurrency,
+    available: satisfied,
+  };
+}
+
+/** The workspace's subscription product codes. */
+export function subscriptionsOf(ctx: Context, workspaceId: number): Set<string> {
+  return new Set(ctx.db.prepare<[number], { product_code: string }>('SELECT product_code FROM workspace_subscriptions WHERE workspace_id = ?').all(workspaceId).map((r) => r.product_code));
+}
+
+/** `GET /card-products`. */
+export interface CatalogueService {
+  /** Every product, by id, annotated for the workspace (contract 2.1). Not paginated. */
+  list(workspaceId: number): CardProduct[];
+}
+
+export function createCatalogueService(ctx: Context): CatalogueService {
+  return {
+    list(workspaceId) {
+      return ctx.read(() => {
+        const ws = requireWorkspace(ctx, workspaceId);
+        const subs = subscriptionsOf(ctx, workspaceId);
+        return ctx.db.prepare<[], ProductRow>('SELECT * FROM card_products ORDER BY id').all().map((row) => annotateProduct(row, ws.base_currency, subs));
+      });
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import type { Database } from './db.js';
+import type { Clock } from './clock.js';
+import type { SandboxEvent } from './types.js';
+
+/** Options after defaults, shared by every service. */
+export interface ResolvedOptions {
+  /** Delay of each order step (pending -> processing -> outcome). */
+  orderLatencyMs: number;
+  /** Delay between a close order's completion and close stage 2; `null` = only `admin.finishClose`. */
+  closeDelayMs: number | null;
+  /** Per-minute ceiling of a token without its own rate limit. */
+  defaultTokenRateLimitPerMinute: number;
+  /** Per-minute ceiling of one caller IP, over all tokens. */
+  ipRateLimitPerMinute: number;
+  /** Source of randomness for fake card data (PAN digits, CVV, expiry); never for token secrets. */
+  random: () => number;
+}
+
+/**
+ * What every service module receives: the database, the clock, the options and the two
+ * transaction helpers. Keeping this in one object means each module is a plain function of
+ * its context and can be tested against a real database.
+ */
+export interface Context {
+  readonly db: Database.Database;
+  readonly clock: Clock;
+  readonly options: ResolvedOptions;
+  /** Runs `fn` in one IMMEDIATE write transaction (nested calls join the outer one); events recorded in it are published after the commit. */
+  write<T>(fn: () => T): T;
+  /** Runs `fn` in one read transaction, so that a count and a page come from the same snapshot. */
+  read<T>(fn: () => T): T;
+  /** Queues an inserted event for the `onEvent` listeners, published when the write commits. */
+  queueEvent(event: SandboxEvent): void;
+  nowMs(): number;
+  nowIso(): string;
+}
+
+/** Builds the context; `afterCommit` runs after every committed top-level write (the scheduler re-arms there). */
+export function createContext(
+  db: Database.Database,
+  clock: Clock,
+  options: ResolvedOptions,
+  publish: (events: SandboxEvent[]) => void,
+  afterCommit: () => void,
+): Context {
+  let pending: SandboxEvent[] = [];
+  return {
+    db,
+    clock,
+    options,
+    write<T>(fn: () => T): T {
+      // A nested write is part of the outer transaction; only the outermost one publishes.
+      if (db.inTransaction) return fn();
+      pending = [];
+      let result: T;
+      try {
+        // IMMEDIATE takes the write lock up front: a lookup-then-insert (idempotency keys,
+        // balance checks) cannot interleave with another connection's write.
+        result = db.transaction(fn).immediate();
+      } catch (error) {
+        pending = [];
+        throw error;
+      }
+      const committed = pending;
+      pending = [];
+      if (committed.length > 0) publish(committed);
+      afterCommit();
+      return result;
+    },
+    read<T>(fn: () => T): T {
+      if (db.inTransaction) return fn();
+      return db.transaction(fn).deferred();
+    },
+    queueEvent(event) {
+      pending.push(event);
+    },
+    nowMs: () => clock.now().getTime(),
+    nowIso: () => clock.now().toISOString(),
+  };
+}

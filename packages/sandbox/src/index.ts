@@ -1,0 +1,22 @@
+/**
+ * `@card-api/sandbox`: a stateful, transport-free implementation of the Card Issuing API on
+ * SQLite. The HTTP plugin generated from the OpenAPI spec calls these services.
+ */
+export { createSandbox, DEFAULT_SEED_BALANCE } from './sandbox.js';
+export type { Sandbox, SandboxAdmin, SandboxOptions, SeededWorkspace } from './sandbox.js';
+export { createManualClock, createSystemClock } from './clock.js';
+export type { AdjustableClock, Clock } from './clock.js';
+export { SandboxError } from './errors.js';
+export type { SandboxErrorCode } from './errors.js';
+export { ACCOUNT_CODES } from './ledger.js';
+export type { AccountCode, LedgerQuery, LedgerService, WalletService } from './ledger.js';
+export type { AuthResult, AuthService, RateLimitResult } from './auth.js';
+export type { CardListQuery, CardsService } from './cards.js';
+export type { CatalogueService } from './catalogue.js';
+export type { EventsService } from './events.js';
+export type { OrderListQuery, OrdersService } from './orders.js';
+export type { SecretsService } from './secrets.js';
+export type { CreateTokenInput, CreateWorkspaceInput, CreatedToken, DepositInput, WorkspaceAdmin } from './workspaces.js';
+export { DEFAULT_PER_PAGE, MAX_PER_PAGE } from './pagination.js';
+export { IDEMPOTENCY_WINDOW_MS } from './idempotency.js';
+export * from './types.js';

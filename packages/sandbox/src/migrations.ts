@@ -1,0 +1,226 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Versioned schema. Each migration runs once, in its own transaction, and bumps
+ * `PRAGMA user_version`; a database file written by an older sandbox is brought forward on
+ * open. Append new migrations; never edit an applied one.
+ *
+ * Money columns are TEXT decimal strings with 2 decimals (never REAL), timestamps are
+ * ISO 8601 UTC TEXT, and due times of scheduled work are INTEGER epoch milliseconds so that
+ * the scheduler can compare them cheaply.
+ */
+export const migrations: readonly { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'core schema',
+    sql: `
+CREATE TABLE workspaces (
+  id INTEGER PRIMARY KEY,
+  slug TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  base_currency TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('active', 'frozen', 'deleted')),
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+
+CREATE TABLE workspace_subscriptions (
+  workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+  product_code TEXT NOT NULL,
+  PRIMARY KEY (workspace_id, product_code)
+);
+
+CREATE TABLE api_tokens (
+  id INTEGER PRIMARY KEY,
+  workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+  name TEXT NOT NULL,
+  prefix TEXT NOT NULL,
+  token_hash TEXT NOT NULL UNIQUE,
+  abilities TEXT NOT NULL,
+  ip_allowlist TEXT NOT NULL,
+  rate_limit_per_minute INTEGER,
+  created_at TEXT NOT NULL,
+  revoked_at TEXT
+);
+
+CREATE TABLE rate_counters (
+  bucket TEXT NOT NULL,
+  window_start_ms INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  PRIMARY KEY (bucket, window_start_ms)
+);
+
+CREATE TABLE card_products (
+  id INTEGER PRIMARY KEY,
+  code TEXT NOT NULL UNIQUE,
+  display_name TEXT NOT NULL,
+  description TEXT NOT NULL,
+  currency TEXT NOT NULL,
+  bin TEXT NOT NULL,
+  issuer_country TEXT NOT NULL,
+  supports_custom_holder_name INTEGER NOT NULL,
+  supports_custom_billing_address INTEGER NOT NULL,
+  default_billing_address TEXT,
+  card_issue_fixed TEXT NOT NULL,
+  topup_fixed TEXT NOT NULL,
+  topup_percent TEXT NOT NULL,
+  min_initial_topup_amount TEXT NOT NULL,
+  min_topup_amount TEXT NOT NULL,
+  required_subscription_product_code TEXT
+);
+
+CREATE TABLE cards (
+  id INTEGER PRIMARY KEY,
+  uuid TEXT NOT NULL UNIQUE,
+  workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+  card_product_id INTEGER NOT NULL REFERENCES card_products(id),
+  status TEXT NOT NULL CHECK (status IN ('pending_issue', 'active', 'frozen', 'pending_close', 'closed', 'issue_failed')),
+  cardholder_type TEXT NOT NULL CHECK (cardholder_type IN ('user', 'staff')),
+  cardholder_first_name TEXT NOT NULL,
+  cardholder_last_name TEXT NOT NULL,
+  pan_bin TEXT NOT NULL,
+  pan_last4 TEXT NOT NULL,
+  currency TEXT NOT NULL,
+  held_amount TEXT NOT NULL,
+  lifetime_topup_amount TEXT NOT NULL,
+  lifetime_spend_amount TEXT NOT NULL,
+  lifetime_refund_amount TEXT NOT NULL,
+  avs_billing_address TEXT,
+  purpose TEXT,
+  notes TEXT,
+  appeal_terminated INTEGER NOT NULL DEFAULT 0,
+  issued_at TEXT,
+  last_active_txn_at TEXT,
+  closed_at TEXT,
+  close_due_at_ms INTEGER,
+  close_refund_amount TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX cards_workspace ON cards (workspace_id, id);
+CREATE INDEX cards_close_due ON cards (close_due_at_ms) WHERE close_due_at_ms IS NOT NULL;
+
+-- Kept apart from cards so that no query feeding a response can select them by accident.
+CREATE TABLE card_secrets (
+  card_uuid TEXT PRIMARY KEY REFERENCES cards(uuid),
+  pan TEXT NOT NULL,
+  cvv TEXT NOT NULL,
+  expiry_month TEXT NOT NULL,
+  expiry_year TEXT NOT NULL
+);
+
+CREATE TABLE orders (
+  id INTEGER PRIMARY KEY,
+  uuid TEXT NOT NULL UNIQUE,
+  workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+  type TEXT NOT NULL CHECK (type IN ('issue_card', 'topup_card', 'close_card', 'freeze', 'unfreeze')),
+  status TEXT NOT NULL CHECK (status IN ('pending', 'processing', 'awaiting_platform', 'completed', 'failed')),
+  card_uuid TEXT REFERENCES cards(uuid),
+  held_amount TEXT NOT NULL,
+  credit_amount TEXT NOT NULL,
+  fee_amount TEXT NOT NULL,
+  currency TEXT NOT NULL,
+  reason TEXT,
+  status_before TEXT,
+  forced_failure_reason TEXT,
+  failure_reason TEXT,
+  next_step_at_ms INTEGER,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  completed_at TEXT,
+  failed_at TEXT
+);
+CREATE INDEX orders_workspace ON orders (workspace_id, id);
+CREATE INDEX orders_card ON orders (card_uuid, status);
+CREATE INDEX orders_due ON orders (next_step_at_ms) WHERE next_step_at_ms IS NOT NULL;
+
+CREATE TABLE idempotency_keys (
+  workspace_id INTEGER NOT NULL,
+  operation TEXT NOT NULL,
+  key TEXT NOT NULL,
+  request_hash TEXT NOT NULL,
+  order_uuid TEXT NOT NULL REFERENCES orders(uuid),
+  created_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (workspace_id, operation, key)
+);
+
+CREATE TABLE accounts (
+  workspace_id INTEGER NOT NULL,
+  currency TEXT NOT NULL,
+  code TEXT NOT NULL,
+  card_uuid TEXT NOT NULL DEFAULT '',
+  balance TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (workspace_id, currency, code, card_uuid)
+);
+
+CREATE TABLE ledger_entries (
+  id INTEGER PRIMARY KEY,
+  workspace_id INTEGER NOT NULL,
+  txn_group_id TEXT NOT NULL,
+  reason_code TEXT NOT NULL,
+  direction TEXT NOT NULL CHECK (direction IN ('debit', 'credit')),
+  amount TEXT NOT NULL,
+  currency TEXT NOT NULL,
+  account_code TEXT NOT NULL,
+  account_card_uuid TEXT,
+  reference_type TEXT,
+  reference_uuid TEXT,
+  description TEXT,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX ledger_workspace ON ledger_entries (workspace_id, id);
+CREATE INDEX ledger_group ON ledger_entries (txn_group_id);
+
+CREATE TABLE events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  workspace_id INTEGER NOT NULL,
+  event TEXT NOT NULL,
+  occurred_at TEXT NOT NULL,
+  data TEXT NOT NULL
+);
+
+-- Failures queued by the sandbox control (failNextOrder); consumed when the next order is accepted.
+CREATE TABLE forced_failures (
+  target TEXT PRIMARY KEY,
+  failure_reason TEXT NOT NULL
+);
+`,
+  },
+  {
+    version: 2,
+    name: 'seed the platform card catalogue',
+    sql: `
+INSERT INTO card_products (id, code, display_name, description, currency, bin, issuer_country,
+  supports_custom_holder_name, supports_custom_billing_address, default_billing_address,
+  card_issue_fixed, topup_fixed, topup_percent, min_initial_topup_amount, min_topup_amount,
+  required_subscription_product_code) VALUES
+ (1, 'visa_usd_standard', 'Visa USD Standard', 'General-purpose virtual Visa card in USD.', 'USD', '411111', 'US',
+  1, 0, '{"line1":"1 Sandbox Way","line2":null,"city":"Wilmington","state":"DE","postal_code":"19801","country":"US"}',
+  '5.00', '1.00', '0.0150', '10.00', '5.00', NULL),
+ (2, 'mc_usd_premium', 'Mastercard USD Premium', 'Virtual Mastercard in USD with a custom billing address.', 'USD', '555555', 'US',
+  1, 1, NULL,
+  '10.00', '0.00', '0.0200', '50.00', '20.00', NULL),
+ (3, 'visa_eur_travel', 'Visa EUR Travel', 'Virtual Visa card in EUR for European merchants.', 'EUR', '400012', 'LT',
+  0, 0, '{"line1":"Gedimino pr. 1","line2":null,"city":"Vilnius","state":null,"postal_code":"01103","country":"LT"}',
+  '3.00', '0.50', '0.0100', '20.00', '10.00', NULL),
+ (4, 'mc_usd_ads', 'Mastercard USD Ads', 'Virtual Mastercard for advertising spend; needs the ads_pro subscription.', 'USD', '222300', 'US',
+  1, 1, NULL,
+  '2.00', '0.00', '0.0050', '100.00', '50.00', 'ads_pro');
+`,
+  },
+];
+
+/** Applies every migration newer than the database's `user_version`. */
+export function migrate(db: Database.Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  for (const m of migrations) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      // PRAGMA does not take bound parameters; the version is our own integer constant.
+      db.pragma(`user_version = ${m.version}`);
+    }).immediate();
+  }
+}

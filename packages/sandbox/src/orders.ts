@@ -1,0 +1,341 @@
+import { randomUUID } from 'node:crypto';
+import type { Context } from './context.js';
+import { FieldErrors, SandboxError } from './errors.js';
+import { cardBase, recordEvent } from './events.js';
+import { accountBalance, post } from './ledger.js';
+import { fmt, money, Money } from './money.js';
+import { paginate, parsePageQuery, type PageQuery } from './pagination.js';
+import { ORDER_FAILURE_REASONS, ORDER_STATUSES, ORDER_TYPES, type AcceptedOrder, type CardStatus, type Order, type OrderFailureReason, type OrderStatus, type OrderType, type Paginated } from './types.js';
+
+/** An order as stored. `credit_amount` / `fee_amount` split `held_amount` into what the card gets and what the platform earns (D21). */
+export interface OrderRow {
+  id: number;
+  uuid: string;
+  workspace_id: number;
+  type: OrderType;
+  status: OrderStatus;
+  card_uuid: string | null;
+  held_amount: string;
+  credit_amount: string;
+  fee_amount: string;
+  currency: string;
+  reason: string | null;
+  /** Card status before a close order's stage 1, restored if the close order fails. */
+  status_before: CardStatus | null;
+  forced_failure_reason: OrderFailureReason | null;
+  failure_reason: OrderFailureReason | null;
+  next_step_at_ms: number | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+  failed_at: string | null;
+}
+
+/** The stored card columns the order engine and the card service need. */
+export interface CardRow {
+  id: number;
+  uuid: string;
+  workspace_id: number;
+  card_product_id: number;
+  status: CardStatus;
+  cardholder_type: 'user' | 'staff';
+  cardholder_first_name: string;
+  cardholder_last_name: string;
+  pan_bin: string;
+  pan_last4: string;
+  currency: string;
+  held_amount: string;
+  lifetime_topup_amount: string;
+  lifetime_spend_amount: string;
+  lifetime_refund_amount: string;
+  avs_billing_address: string | null;
+  appeal_terminated: number;
+  issued_at: string | null;
+  last_active_txn_at: string | null;
+  closed_at: string | null;
+  close_due_at_ms: number | null;
+  close_refund_amount: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Public Order shape (contract 2.7, D8). */
+export function toOrder(row: OrderRow): Order {
+  return {
+    uuid: row.uuid,
+    type: row.type,
+    status: row.status,
+    related_card_uuid: row.card_uuid,
+    held_amount: row.held_amount,
+    currency: row.currency,
+    created_at: row.created_at,
+    failure_reason: row.failure_reason,
+  };
+}
+
+/** The 202 body: the Order plus `related_card_id`, the alias D8 tolerates. */
+export function toAcceptedOrder(row: OrderRow): AcceptedOrder {
+  return { ...toOrder(row), related_card_id: row.card_uuid };
+}
+
+export function loadOrder(ctx: Context, uuid: string): OrderRow | undefined {
+  return ctx.db.prepare<[string], OrderRow>('SELECT * FROM orders WHERE uuid = ?').get(uuid);
+}
+
+export function loadCard(ctx: Context, uuid: string): CardRow | undefined {
+  return ctx.db.prepare<[string], CardRow>('SELECT * FROM cards WHERE uuid = ?').get(uuid);
+}
+
+function setCard(ctx: Context, uuid: string, fields: Partial<Record<keyof CardRow, string | number | null>>): CardRow {
+  const names = Object.keys(fields);
+  const values = Object.values(fields);
+  ctx.db.prepare(`UPDATE cards SET ${names.map((n) => `${n} = ?`).join(', ')}, updated_at = ? WHERE uuid = ?`).run(...values, ctx.nowIso(), uuid);
+  return loadCard(ctx, uuid)!;
+}
+
+/** Target of `failNextOrder` for the next issue order (whose card does not exist yet). */
+export const NEXT_ISSUE = 'next-issue';
+
+/**
+ * Inserts a new `pending` order, due for its first step after the configured latency, and
+ * binds to it a failure queued by `failNextOrder` for its card (or for the next issue).
+ * Must run inside the accepting write transaction.
+ */
+export function insertOrder(
+  ctx: Context,
+  fields: { workspaceId: number; type: OrderType; cardUuid: string; currency: string; held: Money; credit: Money; fee: Money; reason?: string | null; statusBefore?: CardStatus },
+): OrderRow {
+  const target = fields.type === 'issue_card' ? NEXT_ISSUE : fields.cardUuid;
+  const forced = ctx.db.prepare<[string], { failure_reason: OrderFailureReason }>('SELECT failure_reason FROM forced_failures WHERE target = ?').get(target);
+  if (forced !== undefined) ctx.db.prepare('DELETE FROM forced_failures WHERE target = ?').run(target);
+  const uuid = randomUUID();
+  const now = ctx.nowIso();
+  ctx.db
+    .prepare(
+      `INSERT INTO orders (uuid, workspace_id, type, status, card_uuid, held_amount, credit_amount, fee_amount, currency, reason, status_before, forced_failure_reason, next_step_at_ms, created_at, updated_at)
+       VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(uuid, fields.workspaceId, fields.type, fields.cardUuid, fmt(fields.held), fmt(fields.credit), fmt(fields.fee), fields.currency, fields.reason ?? null, fields.statusBefore ?? null, forced?.failure_reason ?? null, ctx.nowMs() + ctx.options.orderLatencyMs, now, now);
+  return loadOrder(ctx, uuid)!;
+}
+
+/** Orders of a card that have not reached `completed` or `failed`. */
+export function openOrdersOfCard(ctx: Context, cardUuid: string): OrderRow[] {
+  return ctx.db.prepare<[string], OrderRow>(`SELECT * FROM orders WHERE card_uuid = ? AND status NOT IN ('completed', 'failed') ORDER BY id`).all(cardUuid);
+}
+
+function completeOrder(ctx: Context, order: OrderRow): void {
+  const now = ctx.nowIso();
+  const card = order.card_uuid === null ? undefined : loadCard(ctx, order.card_uuid);
+  if (card === undefined) throw new Error(`order ${order.uuid} has no card`);
+  const ref = { workspaceId: order.workspace_id, currency: order.currency, referenceType: 'Card', referenceUuid: card.uuid };
+  switch (order.type) {
+    case 'issue_card':
+    case 'topup_card': {
+      const issue = order.type === 'issue_card';
+      post(ctx, {
+        ...ref,
+        reason: 'held_capture',
+        description: issue ? 'Initial top-up loaded on the card' : 'Top-up loaded on the card',
+        legs: [
+          { account: 'wallet.held', direction: 'debit', amount: money(order.credit_amount) },
+          { account: 'card', cardUuid: card.uuid, direction: 'credit', amount: money(order.credit_amount) },
+        ],
+      });
+      post(ctx, {
+        ...ref,
+        reason: issue ? 'card_issue_fee' : 'card_topup_fee',
+        description: issue ? 'Card issue fee' : 'Card top-up fee',
+        legs: [
+          { account: 'wallet.held', direction: 'debit', amount: money(order.fee_amount) },
+          { account: 'platform.revenue', direction: 'credit', amount: money(order.fee_amount) },
+        ],
+      });
+      setCard(ctx, card.uuid, {
+        lifetime_topup_amount: fmt(money(card.lifetime_topup_amount).plus(order.credit_amount)),
+        ...(issue ? { status: 'active', issued_at: now } : {}),
+      });
+      break;
+    }
+    case 'freeze': {
+      const after = setCard(ctx, card.uuid, { status: 'frozen' });
+      recordEvent(ctx, order.workspace_id, 'card.frozen', { ...cardBase(after), origin: 'workspace', reason: order.reason, frozen_at: now });
+      break;
+    }
+    case 'unfreeze': {
+      const after = setCard(ctx, card.uuid, { status: 'active' });
+      recordEvent(ctx, order.workspace_id, 'card.unfrozen', { ...cardBase(after), reason: order.reason, unfrozen_at: now });
+      break;
+    }
+    case 'close_card':
+      // Stage 1 happened on acceptance; stage 2 (refund, `closed`) comes later, "days may pass".
+      if (ctx.options.closeDelayMs !== null) setCard(ctx, card.uuid, { close_due_at_ms: ctx.nowMs() + ctx.options.closeDelayMs });
+      break;
+  }
+  ctx.db.prepare(`UPDATE orders SET status = 'completed', completed_at = ?, updated_at = ?, next_step_at_ms = NULL WHERE id = ?`).run(now, now, order.id);
+  recordEvent(ctx, order.workspace_id, 'order.completed', { order_uuid: order.uuid, type: order.type, held_amount: order.held_amount, currency: order.currency, card_uuid: card.uuid, completed_at: now });
+}
+
+function failOrder(ctx: Context, order: OrderRow, reason: OrderFailureReason): void {
+  const now = ctx.nowIso();
+  const card = order.card_uuid === null ? undefined : loadCard(ctx, order.card_uuid);
+  // Held funds go back before the failure is announced: "held funds are already back in the wallet" (3.1).
+  post(ctx, {
+    workspaceId: order.workspace_id,
+    currency: order.currency,
+    reason: 'held_release',
+    description: `Hold released: ${order.type} order failed (${reason})`,
+    ...(card === undefined ? {} : { referenceType: 'Card', referenceUuid: card.uuid }),
+    legs: [
+      { account: 'wallet.held', direction: 'debit', amount: money(order.held_amount) },
+      { account: 'wallet.available', direction: 'credit', amount: money(order.held_amount) },
+    ],
+  });
+  if (card !== undefined && order.type === 'issue_card') setCard(ctx, card.uuid, { status: 'issue_failed' });
+  // A failed close undoes stage 1: the card returns to where it was and spends again.
+  if (card !== undefined && order.type === 'close_card' && card.status === 'pending_close') setCard(ctx, card.uuid, { status: order.status_before ?? 'active', close_due_at_ms: null });
+  ctx.db.prepare(`UPDATE orders SET status = 'failed', failure_reason = ?, failed_at = ?, updated_at = ?, next_step_at_ms = NULL WHERE id = ?`).run(reason, now, now, order.id);
+  recordEvent(ctx, order.workspace_id, 'order.failed', { order_uuid: order.uuid, type: order.type, card_uuid: order.card_uuid, failure_reason: reason, failed_at: now });
+}
+
+/**
+ * Moves one due order a step (D17): `pending` -> `processing`, then `processing` -> its
+ * outcome. The outcome is `failed` when a failure was queued for it, else `completed`.
+ */
+export function stepOrder(ctx: Context, orderId: number): void {
+  ctx.write(() => {
+    const order = ctx.db.prepare<[number], OrderRow>('SELECT * FROM orders WHERE id = ?').get(orderId);
+    if (order === undefined || order.next_step_at_ms === null || order.next_step_at_ms > ctx.nowMs()) return;
+    if (order.status === 'pending') {
+      ctx.db.prepare(`UPDATE orders SET status = 'processing', next_step_at_ms = ?, updated_at = ? WHERE id = ?`).run(ctx.nowMs() + ctx.options.orderLatencyMs, ctx.nowIso(), order.id);
+    } else if (order.status === 'processing') {
+      if (order.forced_failure_reason !== null) failOrder(ctx, order, order.forced_failure_reason);
+      else completeOrder(ctx, order);
+    }
+  });
+}
+
+/**
+ * Close stage 2: the card becomes `closed` and its balance goes back to the wallet
+ * (`card_close_refund`), announced by `card.closed` with `refund_amount`. Needs the card in
+ * `pending_close` with its close order completed (the contract puts `order.completed` before
+ * `card.closed`); 409 `card.state_conflict` otherwise.
+ */
+export function finishClose(ctx: Context, cardUuid: string): void {
+  ctx.write(() => {
+    const card = loadCard(ctx, cardUuid);
+    if (card === undefined) throw new SandboxError(404, 'card.not_found', `No card ${cardUuid}.`);
+    if (card.status !== 'pending_close') throw new SandboxError(409, 'card.state_conflict', `The card is ${card.status}; only a pending_close card can finish closing.`);
+    if (openOrdersOfCard(ctx, cardUuid).length > 0) throw new SandboxError(409, 'card.state_conflict', 'The close order of this card has not completed yet.');
+    const balance = accountBalance(ctx, card.workspace_id, card.currency, 'card', card.uuid);
+    const refund = balance.isPositive() ? balance : new Money(0);
+    post(ctx, {
+      workspaceId: card.workspace_id,
+      currency: card.currency,
+      reason: 'card_close_refund',
+      referenceType: 'Card',
+      referenceUuid: card.uuid,
+      description: 'Residual card balance refunded on closure',
+      legs: [
+        { account: 'card', cardUuid: card.uuid, direction: 'debit', amount: refund },
+        { account: 'wallet.available', direction: 'credit', amount: refund },
+      ],
+    });
+    const now = ctx.nowIso();
+    const after = setCard(ctx, card.uuid, { status: 'closed', closed_at: now, close_due_at_ms: null, close_refund_amount: fmt(refund) });
+    recordEvent(ctx, card.workspace_id, 'card.closed', { ...cardBase(after), refund_amount: fmt(refund), currency: card.currency, closed_at: now });
+  });
+}
+
+/** Earliest due time (epoch ms) of any scheduled work, or null when nothing waits. */
+export function nextDueMs(ctx: Context): number | null {
+  const row = ctx.db
+    .prepare<[], { due: number | null }>(
+      `SELECT MIN(due) AS due FROM (
+         SELECT MIN(next_step_at_ms) AS due FROM orders WHERE next_step_at_ms IS NOT NULL
+         UNION ALL SELECT MIN(close_due_at_ms) FROM cards WHERE close_due_at_ms IS NOT NULL)`,
+    )
+    .get();
+  return row?.due ?? null;
+}
+
+/**
+ * Runs every piece of work due at the clock's current time, earliest first, including work
+ * that becomes due while running (a zero latency chains pending -> processing -> completed
+ * -> close stage 2 in one call). Returns how many steps ran.
+ */
+export function runDue(ctx: Context): number {
+  let steps = 0;
+  for (;;) {
+    const now = ctx.nowMs();
+    const order = ctx.db.prepare<[number], { id: number; due: number }>('SELECT id, next_step_at_ms AS due FROM orders WHERE next_step_at_ms <= ? ORDER BY next_step_at_ms, id LIMIT 1').get(now);
+    const card = ctx.db.prepare<[number], { uuid: string; due: number }>('SELECT uuid, close_due_at_ms AS due FROM cards WHERE close_due_at_ms <= ? ORDER BY close_due_at_ms, id LIMIT 1').get(now);
+    if (order === undefined && card === undefined) return steps;
+    if (order !== undefined && (card === undefined || order.due <= card.due)) stepOrder(ctx, order.id);
+    else if (card !== undefined) {
+      try {
+        finishClose(ctx, card.uuid);
+      } catch (error) {
+        // A close that cannot finish yet (its order still running) waits for the next due check.
+        if (!(error instanceof SandboxError)) throw error;
+        ctx.write(() => ctx.db.prepare('UPDATE cards SET close_due_at_ms = ? WHERE uuid = ?').run(now + Math.max(1, ctx.options.orderLatencyMs), card.uuid));
+      }
+    }
+    steps++;
+  }
+}
+
+/** Filters of `GET /orders`. */
+export interface OrderListQuery extends PageQuery {
+  status?: string | undefined;
+  type?: string | undefined;
+}
+
+/** `GET /orders` and `GET /orders/{uuid}`. */
+export interface OrdersService {
+  /** The workspace's orders, newest first (D1 envelope, D10 paging). */
+  list(workspaceId: number, query?: OrderListQuery, basePath?: string): Paginated<Order>;
+  /** One order of the workspace; 404 `order.not_found` otherwise. */
+  get(workspaceId: number, uuid: string): Order;
+}
+
+export function createOrdersService(ctx: Context): OrdersService {
+  return {
+    list(workspaceId, query = {}, basePath = '/orders') {
+      const errors = new FieldErrors();
+      const { page, perPage } = parsePageQuery(query, errors);
+      if (query.status !== undefined && !(ORDER_STATUSES as readonly string[]).includes(query.status)) errors.add('status', `must be one of ${ORDER_STATUSES.join(', ')}`);
+      if (query.type !== undefined && !(ORDER_TYPES as readonly string[]).includes(query.type)) errors.add('type', `must be one of ${ORDER_TYPES.join(', ')}`);
+      errors.throwIfAny();
+      const where = ['workspace_id = ?'];
+      const params: (string | number)[] = [workspaceId];
+      if (query.status !== undefined) {
+        where.push('status = ?');
+        params.push(query.status);
+      }
+      if (query.type !== undefined) {
+        where.push('type = ?');
+        params.push(query.type);
+      }
+      const clause = where.join(' AND ');
+      return ctx.read(() => {
+        const total = (ctx.db.prepare(`SELECT COUNT(*) AS n FROM orders WHERE ${clause}`).get(...params) as { n: number }).n;
+        const rows = ctx.db.prepare<(string | number)[], OrderRow>(`SELECT * FROM orders WHERE ${clause} ORDER BY id DESC LIMIT ? OFFSET ?`).all(...params, perPage, (page - 1) * perPage);
+        return paginate(basePath, { status: query.status, type: query.type }, page, perPage, total, rows.map(toOrder));
+      });
+    },
+    get(workspaceId, uuid) {
+      const row = loadOrder(ctx, String(uuid).toLowerCase());
+      if (row === undefined || row.workspace_id !== workspaceId) throw new SandboxError(404, 'order.not_found', `No order ${String(uuid)} in this workspace.`);
+      return toOrder(row);
+    },
+  };
+}
+
+/** Checks a `failNextOrder` reason against the contract's enumeration. */
+export function checkFailureReason(reason: string): OrderFailureReason {
+  if (!(ORDER_FAILURE_REASONS as readonly string[]).includes(reason)) {
+    throw new SandboxError(422, 'validation.failed', `Unknown order failure reason ${reason}.`, { failure_reason: [`must be one of ${ORDER_FAILURE_REASONS.join(', ')}`] });
+  }
+  return reason as OrderFailureReason;
+}

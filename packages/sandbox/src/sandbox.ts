@@ -1,0 +1,225 @@
+import { randomInt } from 'node:crypto';
+import { createAuthService, type AuthService } from './auth.js';
+import { createCardsService, type CardsService } from './cards.js';
+import { createCatalogueService, type CatalogueService } from './catalogue.js';
+import { createSystemClock, type Clock } from './clock.js';
+import { createContext, type Context, type ResolvedOptions } from './context.js';
+import { openDatabase, type Database } from './db.js';
+import { SandboxError } from './errors.js';
+import { createEventsService, type EventsService } from './events.js';
+import { auditLedger, createLedgerService, createWalletService, type LedgerService, type WalletService } from './ledger.js';
+import { checkFailureReason, createOrdersService, finishClose, loadCard, NEXT_ISSUE, nextDueMs, runDue, type OrdersService } from './orders.js';
+import { createSecretsService, type SecretsService } from './secrets.js';
+import { ABILITIES, type OrderFailureReason, type SandboxEvent, type Workspace } from './types.js';
+import { createWorkspaceAdmin, type WorkspaceAdmin } from './workspaces.js';
+
+/** Options of `createSandbox`. */
+export interface SandboxOptions {
+  /** SQLite file path, or `':memory:'` (default). A file keeps all state across restarts. */
+  db?: string;
+  /** Time source; default real time (with an `advance` offset). */
+  clock?: Clock;
+  /**
+   * Whether the sandbox arms real timers to run due work by itself. Default: true with the
+   * default clock, false with an injected clock (then drive it with `advance` / `runDue`).
+   */
+  autoRun?: boolean;
+  /** Delay of each order step (pending -> processing -> outcome); default 50 ms, 0 allowed. */
+  orderLatencyMs?: number;
+  /** Delay from a close order's completion to close stage 2; default 1000 ms; `null` = only `admin.finishClose`. */
+  closeDelayMs?: number | null;
+  /** Randomness for fake card data (PAN digits, CVV); default crypto. Token secrets always use the OS CSPRNG. */
+  random?: () => number;
+  /** Per-minute ceilings: a token without its own limit (default 120) and one IP (default 600). */
+  rateLimits?: { tokenPerMinute?: number; ipPerMinute?: number };
+  /** Receives errors of background work and of `onEvent` listeners; default `console.error`. */
+  onError?: (error: unknown) => void;
+}
+
+/** Sandbox controls beyond the contract: workspaces, tokens, money, forced outcomes. */
+export interface SandboxAdmin extends WorkspaceAdmin {
+  /**
+   * Makes the next order of a card (or, with `'next-issue'`, the next issue order anywhere in
+   * the sandbox) fail with `reason`. The failure binds to the order when it is accepted.
+   */
+  failNextOrder(target: string, reason: OrderFailureReason): void;
+  /** Close stage 2 now, without waiting for `closeDelayMs` (see `finishClose` in orders.ts). */
+  finishClose(cardUuid: string): void;
+  /** Double-entry invariant check; returns problems, empty when consistent. */
+  audit(): string[];
+}
+
+/** What `seedDefaultWorkspace` returns; `token` is the only copy of the token value. */
+export interface SeededWorkspace {
+  workspace: Workspace;
+  token: string;
+  tokenId: number;
+}
+
+/** A running sandbox. Every service is synchronous (better-sqlite3); every write is one transaction. */
+export interface Sandbox {
+  readonly auth: AuthService;
+  readonly admin: SandboxAdmin;
+  readonly catalogue: CatalogueService;
+  readonly cards: CardsService;
+  readonly orders: OrdersService;
+  readonly wallet: WalletService;
+  readonly ledger: LedgerService;
+  readonly events: EventsService;
+  readonly secrets: SecretsService;
+  readonly clock: Clock;
+  /** The raw database, for inspection by tests and tools; writing to it bypasses every invariant. */
+  readonly db: Database.Database;
+  /**
+   * Moves the clock forward by `ms`, running every piece of work that falls due on the way at
+   * its due time (so a close stage 2 scheduled after a completion inside the span also runs).
+   * Needs a clock with `advance`.
+   */
+  advance(ms: number): void;
+  /** Runs the work due at the current clock time; returns the number of steps. */
+  runDue(): number;
+  /** Creates (or, on a reopened file, finds) the `default` workspace: USD, 10000.00 deposited, and mints a token with every ability. */
+  seedDefaultWorkspace(): SeededWorkspace;
+  /** Stops the timers and closes the database. */
+  close(): void;
+}
+
+/** Default initial funding of the seeded workspace. */
+export const DEFAULT_SEED_BALANCE = '10000.00';
+
+/**
+ * Opens a sandbox. Pending work found in a file database (orders mid-way, closes waiting for
+ * stage 2) is resumed: with `autoRun` a timer is armed at once, otherwise the next
+ * `runDue` / `advance` picks it up.
+ *
+ * @example
+ * const sandbox = createSandbox({ clock: createManualClock(), orderLatencyMs: 0 });
+ * const { workspace } = sandbox.seedDefaultWorkspace();
+ * const order = sandbox.cards.create(workspace.id, { card_product_id: 1, initial_topup_amount: '100.00', cardholder_first_name: 'Ada', cardholder_last_name: 'Lovelace' }, 'key-1');
+ * sandbox.runDue();
+ * sandbox.orders.get(workspace.id, order.uuid).status; // 'completed'
+ */
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  const clock = options.clock ?? createSystemClock();
+  const autoRun = options.autoRun ?? options.clock === undefined;
+  const onError = options.onError ?? ((error: unknown) => console.error('[sandbox]', error));
+  const resolved: ResolvedOptions = {
+    orderLatencyMs: nonNegative('orderLatencyMs', options.orderLatencyMs ?? 50),
+    closeDelayMs: options.closeDelayMs === null ? null : nonNegative('closeDelayMs', options.closeDelayMs ?? 1000),
+    defaultTokenRateLimitPerMinute: options.rateLimits?.tokenPerMinute ?? 120,
+    ipRateLimitPerMinute: options.rateLimits?.ipPerMinute ?? 600,
+    random: options.random ?? (() => randomInt(0, 2 ** 32) / 2 ** 32),
+  };
+  const db = openDatabase(options.db ?? ':memory:');
+  const listeners = new Set<(event: SandboxEvent) => void>();
+  let timer: NodeJS.Timeout | undefined;
+  let armedFor: number | null = null;
+  let closed = false;
+
+  const publish = (events: SandboxEvent[]): void => {
+    for (const event of events) {
+      for (const listener of [...listeners]) {
+        try {
+          listener(event);
+        } catch (error) {
+          onError(error);
+        }
+      }
+    }
+  };
+
+  /** Keeps one real timer pointed at the earliest due work (only with autoRun). */
+  const arm = (): void => {
+    if (!autoRun || closed) return;
+    const due = nextDueMs(ctx);
+    if (due === armedFor && timer !== undefined) return;
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    armedFor = due;
+    if (due === null) return;
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        armedFor = null;
+        try {
+          runDue(ctx);
+        } catch (error) {
+          onError(error);
+        }
+        arm();
+      },
+      Math.min(2 ** 31 - 1, Math.max(0, due - ctx.nowMs())),
+    );
+    timer.unref();
+  };
+
+  const ctx: Context = createContext(db, clock, resolved, publish, () => arm());
+
+  const workspaceAdmin = createWorkspaceAdmin(ctx);
+  const admin: SandboxAdmin = {
+    ...workspaceAdmin,
+    failNextOrder(target, reason) {
+      const failure = checkFailureReason(reason);
+      ctx.write(() => {
+        const key = target === NEXT_ISSUE ? NEXT_ISSUE : String(target).toLowerCase();
+        if (key !== NEXT_ISSUE && loadCard(ctx, key) === undefined) throw new SandboxError(404, 'card.not_found', `No card ${String(target)}.`);
+        ctx.db.prepare('INSERT INTO forced_failures (target, failure_reason) VALUES (?, ?) ON CONFLICT (target) DO UPDATE SET failure_reason = excluded.failure_reason').run(key, failure);
+      });
+    },
+    finishClose: (cardUuid) => finishClose(ctx, String(cardUuid).toLowerCase()),
+    audit: () => auditLedger(ctx),
+  };
+
+  const sandbox: Sandbox = {
+    auth: createAuthService(ctx),
+    admin,
+    catalogue: createCatalogueService(ctx),
+    cards: createCardsService(ctx),
+    orders: createOrdersService(ctx),
+    wallet: createWalletService(ctx),
+    ledger: createLedgerService(ctx),
+    events: createEventsService(ctx, listeners),
+    secrets: createSecretsService(ctx),
+    clock,
+    db,
+    advance(ms) {
+      const move = clock.advance?.bind(clock);
+      if (move === undefined) throw new Error('advance needs a clock with an advance(ms) method');
+      nonNegative('ms', ms);
+      const target = ctx.nowMs() + ms;
+      for (let due = nextDueMs(ctx); due !== null && due <= target; due = nextDueMs(ctx)) {
+        const now = ctx.nowMs();
+        if (due > now) move(due - now);
+        runDue(ctx);
+      }
+      const now = ctx.nowMs();
+      if (target > now) move(target - now);
+      runDue(ctx);
+      arm();
+    },
+    runDue: () => runDue(ctx),
+    seedDefaultWorkspace() {
+      const existing = db.prepare<[], { id: number }>(`SELECT id FROM workspaces WHERE slug = 'default'`).get();
+      const workspace = existing === undefined ? workspaceAdmin.createWorkspace({ name: 'Default workspace', slug: 'default', baseCurrency: 'USD' }) : undefined;
+      const id = workspace?.id ?? existing!.id;
+      if (workspace !== undefined) workspaceAdmin.deposit(id, { amount: DEFAULT_SEED_BALANCE, description: 'Sandbox seed funding' });
+      const created = workspaceAdmin.createToken(id, { name: 'Sandbox default token', abilities: [...ABILITIES] });
+      const ws = db.prepare<[number], Workspace>('SELECT id, slug, name, base_currency, status, created_at FROM workspaces WHERE id = ?').get(id)!;
+      return { workspace: ws, token: created.token, tokenId: created.id };
+    },
+    close() {
+      closed = true;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      if (db.open) db.close();
+    },
+  };
+
+  arm();
+  return sandbox;
+}
+
+function nonNegative(name: string, value: number): number {
+  if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a finite number >= 0, got ${value}`);
+  return value;
+}
