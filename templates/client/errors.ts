@@ -260,6 +260,8 @@ function defaultCode(status: number): string {
       return 'wallet.insufficient_balance';
     case 404:
       return 'api.not_found';
+    case 422:
+      return 'validation.failed';
     case 429:
       return 'api.rate_limited';
     default:

@@ -1,0 +1,362 @@
+/**
+ * Builds the intermediate model from a loaded spec. Every check that a target relies on happens here, with
+ * the JSON pointer of the offending node, and all problems of one pass are reported together.
+ */
+import path from 'node:path';
+import { SpecError, SpecErrors, pointer } from './errors.js';
+import { loadSpec, type JsonObject, type LoadedSpec } from './load.js';
+import type { ApiModel, EnumModel, EventModel, HttpMethod, OperationModel, ParameterModel, ResponseModel, SchemaModel, TypeRef } from './model.js';
+import { compareStrings, sortBy, sortedEntries } from './sort.js';
+
+const HTTP_METHODS: readonly HttpMethod[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const SCHEMA_REF = /^#\/components\/schemas\/([^/]+)$/;
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+class Builder {
+  readonly problems: SpecError[] = [];
+  constructor(private readonly spec: LoadedSpec, private readonly displayFile: string) {}
+
+  fail(at: string, reason: string): void {
+    this.problems.push(new SpecError(this.displayFile, at, reason));
+  }
+
+  /** Resolves a local `$ref` chain; returns the node and the pointer it lives at. */
+  resolve(node: unknown, at: string): { node: JsonObject; at: string } | null {
+    let current = node;
+    let where = at;
+    for (let hops = 0; isObject(current) && typeof current.$ref === 'string'; hops += 1) {
+      const ref = current.$ref;
+      if (!ref.startsWith('#/') || hops > 32) {
+        this.fail(where, `cannot resolve $ref ${JSON.stringify(ref)} (only local references are supported after bundling)`);
+        return null;
+      }
+      let target: unknown = this.spec.document;
+      for (const raw of ref.slice(2).split('/')) {
+        const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+        target = isObject(target) ? target[token] : undefined;
+      }
+      if (target === undefined) {
+        this.fail(where, `$ref ${ref} points at nothing`);
+        return null;
+      }
+      current = target;
+      where = ref;
+    }
+    return isObject(current) ? { node: current, at: where } : null;
+  }
+
+  typeRef(schema: unknown): TypeRef | null {
+    if (!isObject(schema)) return null;
+    if (typeof schema.$ref === 'string') {
+      const match = SCHEMA_REF.exec(schema.$ref);
+      return match?.[1] ? { schema: match[1], array: false } : null;
+    }
+    if (schema.type === 'array' && isObject(schema.items) && typeof schema.items.$ref === 'string') {
+      const match = SCHEMA_REF.exec(schema.items.$ref);
+      return match?.[1] ? { schema: match[1], array: true } : null;
+    }
+    return null;
+  }
+
+  /** Property names of a schema, following `$ref` and `allOf`. */
+  propertyNames(schema: unknown, at: string, depth = 0): string[] {
+    const resolved = this.resolve(schema, at);
+    if (!resolved || depth > 16) return [];
+    const names = new Set(Object.keys(isObject(resolved.node.properties) ? resolved.node.properties : {}));
+    const parts = Array.isArray(resolved.node.allOf) ? resolved.node.allOf : [];
+    parts.forEach((part, i) => {
+      for (const name of this.propertyNames(part, `${resolved.at}/allOf/${i}`, depth + 1)) names.add(name);
+    });
+    return [...names];
+  }
+
+  parameter(raw: unknown, at: string): ParameterModel | null {
+    const resolved = this.resolve(raw, at);
+    if (!resolved) return null;
+    const p = resolved.node;
+    const location = p.in;
+    if (typeof p.name !== 'string' || (location !== 'path' && location !== 'query' && location !== 'header' && location !== 'cookie')) {
+      this.fail(resolved.at, 'a parameter needs a string `name` and `in` of path, query, header or cookie');
+      return null;
+    }
+    const style = typeof p.style === 'string' ? p.style : location === 'query' || location === 'cookie' ? 'form' : 'simple';
+    return {
+      name: p.name,
+      in: location,
+      required: p.required === true,
+      description: typeof p.description === 'string' ? p.description : '',
+      schema: isObject(p.schema) ? p.schema : {},
+      style,
+      explode: typeof p.explode === 'boolean' ? p.explode : style === 'form',
+      pointer: resolved.at,
+    };
+  }
+
+  response(status: number, raw: unknown, at: string): ResponseModel {
+    const resolved = this.resolve(raw, at);
+    const node = resolved?.node ?? {};
+    const content = isObject(node.content) ? node.content : {};
+    const json = isObject(content['application/json']) ? content['application/json'] : null;
+    const schema = json && isObject(json.schema) ? json.schema : null;
+    let kind: ResponseModel['kind'] = json ? 'other' : 'none';
+    let type: TypeRef | null = null;
+    if (schema) {
+      const body = this.resolve(schema, `${resolved?.at ?? at}/content/application~1json/schema`);
+      const props = body && isObject(body.node.properties) ? body.node.properties : {};
+      if ('data' in props && 'meta' in props && 'links' in props) {
+        kind = 'page';
+        type = this.typeRef(props.data);
+      } else if ('data' in props) {
+        kind = 'data';
+        type = this.typeRef(props.data);
+      } else if ('error' in props) {
+        kind = 'error';
+      }
+    }
+    return {
+      status,
+      description: typeof node.description === 'string' ? node.description : '',
+      kind,
+      type,
+      schema,
+      headers: Object.keys(isObject(node.headers) ? node.headers : {}).sort(compareStrings),
+    };
+  }
+
+  operation(route: string, method: HttpMethod, op: JsonObject, pathItem: JsonObject): OperationModel | null {
+    const at = pointer('paths', route, method);
+    const operationId = op.operationId;
+    if (typeof operationId !== 'string' || !IDENTIFIER.test(operationId)) {
+      this.fail(`${at}/operationId`, 'every operation needs an operationId that is a valid identifier');
+      return null;
+    }
+    const client = op['x-client'];
+    if (!isObject(client) || typeof client.method !== 'string' || !IDENTIFIER.test(client.method)) {
+      this.fail(`${at}/x-client`, 'every operation needs `x-client: { resource?, method }` naming its client method (see generators/README.md)');
+      return null;
+    }
+    if (client.resource !== undefined && (typeof client.resource !== 'string' || !IDENTIFIER.test(client.resource))) {
+      this.fail(`${at}/x-client/resource`, '`resource` must be an identifier such as `cards`');
+      return null;
+    }
+    const params = new Map<string, ParameterModel>();
+    const collect = (list: unknown, base: string): void => {
+      if (!Array.isArray(list)) return;
+      list.forEach((raw, i) => {
+        const p = this.parameter(raw, `${base}/parameters/${i}`);
+        if (p) params.set(`${p.in}:${p.name}`, p);
+      });
+    };
+    collect(pathItem.parameters, pointer('paths', route));
+    collect(op.parameters, at);
+    const all = [...params.values()];
+    for (const name of route.match(/\{[^}]+\}/g) ?? []) {
+      if (!all.some((p) => p.in === 'path' && `{${p.name}}` === name)) this.fail(at, `path parameter ${name} is not declared`);
+    }
+
+    let requestBody: OperationModel['requestBody'] = null;
+    if (op.requestBody !== undefined) {
+      const body = this.resolve(op.requestBody, `${at}/requestBody`);
+      const content = body && isObject(body.node.content) ? body.node.content : {};
+      const json = isObject(content['application/json']) ? content['application/json'] : null;
+      if (!json || !isObject(json.schema)) {
+        this.fail(`${body?.at ?? at}/content`, 'a request body must be application/json with a schema');
+      } else {
+        requestBody = { required: body?.node.required === true, schema: json.schema, type: this.typeRef(json.schema) };
+      }
+    }
+
+    const responses = isObject(op.responses) ? op.responses : {};
+    const statuses = Object.keys(responses).filter((s) => /^[1-5][0-9][0-9]$/.test(s)).map(Number).sort((a, b) => a - b);
+    const successStatus = statuses.find((s) => s >= 200 && s < 300);
+    if (successStatus === undefined) {
+      this.fail(`${at}/responses`, 'every operation needs a 2xx response');
+      return null;
+    }
+    const success = this.response(successStatus, responses[String(successStatus)], `${at}/responses/${successStatus}`);
+    const errors = statuses.filter((s) => s >= 400).map((s) => this.response(s, responses[String(s)], `${at}/responses/${s}`));
+
+    const security = Array.isArray(op.security) ? op.security : Array.isArray(this.spec.document.security) ? this.spec.document.security : [];
+    const abilities = security.filter(isObject).map((requirement) => {
+      const roles = Object.values(requirement).flatMap((v) => (Array.isArray(v) ? v.map(String) : []));
+      return [...new Set(roles)].sort(compareStrings);
+    });
+    const idempotencyParam = all.find((p) => p.in === 'header' && p.name.toLowerCase() === 'x-idempotency-key');
+    const dataType = success.type;
+    return {
+      operationId,
+      method,
+      path: route,
+      pointer: at,
+      summary: typeof op.summary === 'string' ? op.summary : '',
+      description: typeof op.description === 'string' ? op.description.trim() : '',
+      tags: Array.isArray(op.tags) ? op.tags.map(String) : [],
+      resource: typeof client.resource === 'string' ? client.resource : null,
+      methodName: client.method,
+      waiter: typeof client.waiter === 'string' ? client.waiter : null,
+      pathParams: all.filter((p) => p.in === 'path'),
+      queryParams: all.filter((p) => p.in === 'query'),
+      headerParams: all.filter((p) => p.in === 'header'),
+      requestBody,
+      success,
+      errors,
+      abilities: abilities.length > 0 ? abilities : [[]],
+      async: successStatus === 202 && success.kind === 'data' && dataType?.schema === 'Order' && !dataType.array,
+      paginated: success.kind === 'page',
+      idempotent: idempotencyParam !== undefined,
+      idempotencyHeader: idempotencyParam?.name ?? null,
+    };
+  }
+
+  event(name: string, pathItem: JsonObject): EventModel | null {
+    const at = pointer('webhooks', name, 'post');
+    const op = isObject(pathItem.post) ? pathItem.post : null;
+    if (!op) {
+      this.fail(pointer('webhooks', name), 'a webhook must be a `post` operation');
+      return null;
+    }
+    const body = this.resolve(op.requestBody, `${at}/requestBody`);
+    const content = body && isObject(body.node.content) ? body.node.content : {};
+    const json = isObject(content['application/json']) ? content['application/json'] : null;
+    const ref = json ? this.typeRef(json.schema) : null;
+    if (!json || !ref || ref.array) {
+      this.fail(`${at}/requestBody`, 'a webhook body must be application/json with a $ref to a component schema');
+      return null;
+    }
+    const eventSchema = this.resolve(json.schema, `${at}/requestBody/content/application~1json/schema`);
+    // The data schema: the `data` property found through allOf, which must be a named schema.
+    let dataRef: TypeRef | null = null;
+    let eventConst: unknown;
+    const visit = (schema: unknown, where: string, depth: number): void => {
+      const r = this.resolve(schema, where);
+      if (!r || depth > 16) return;
+      const props = isObject(r.node.properties) ? r.node.properties : {};
+      if (isObject(props.data) && this.typeRef(props.data)) dataRef = this.typeRef(props.data);
+      if (isObject(props.event) && props.event.const !== undefined) eventConst = props.event.const;
+      (Array.isArray(r.node.allOf) ? r.node.allOf : []).forEach((part, i) => visit(part, `${r.at}/allOf/${i}`, depth + 1));
+    };
+    if (eventSchema) visit(eventSchema.node, eventSchema.at, 0);
+    if (eventConst !== name) {
+      this.fail(eventSchema?.at ?? at, `the event schema must fix \`event\` with \`const: ${name}\` (found ${JSON.stringify(eventConst)})`);
+      return null;
+    }
+    const data = dataRef as TypeRef | null;
+    if (!data) {
+      this.fail(eventSchema?.at ?? at, '`data` must be a $ref to a named component schema');
+      return null;
+    }
+    const params = Array.isArray(op.parameters) ? op.parameters : [];
+    const signature = params
+      .map((raw, i) => this.parameter(raw, `${at}/parameters/${i}`))
+      .find((p) => p?.in === 'header' && p.required);
+    return {
+      name,
+      operationId: typeof op.operationId === 'string' ? op.operationId : name,
+      summary: typeof op.summary === 'string' ? op.summary : '',
+      description: typeof op.description === 'string' ? op.description.trim() : '',
+      pointer: at,
+      schemaName: ref.schema,
+      dataSchemaName: data.schema,
+      dataFields: this.propertyNames({ $ref: `#/components/schemas/${data.schema}` }, at).sort(compareStrings),
+      signatureHeader: signature?.name ?? '',
+      example: json.example ?? (isObject(json.examples) ? Object.values(json.examples).map((e) => (isObject(e) ? e.value : undefined))[0] : undefined),
+    };
+  }
+
+  build(): ApiModel {
+    const doc = this.spec.document;
+    const info = isObject(doc.info) ? doc.info : {};
+    const operations: OperationModel[] = [];
+    for (const [route, rawItem] of sortedEntries(isObject(doc.paths) ? doc.paths : {})) {
+      const item = this.resolve(rawItem, pointer('paths', route));
+      if (!item) continue;
+      for (const method of HTTP_METHODS) {
+        const op = item.node[method];
+        if (isObject(op)) {
+          const model = this.operation(route, method, op, item.node);
+          if (model) operations.push(model);
+        }
+      }
+    }
+    const seenIds = new Map<string, string>();
+    const seenMethods = new Map<string, string>();
+    for (const op of operations) {
+      const id = seenIds.get(op.operationId);
+      if (id) this.fail(`${op.pointer}/operationId`, `operationId ${op.operationId} is also used at ${id}`);
+      seenIds.set(op.operationId, op.pointer);
+      for (const name of [op.methodName, ...(op.waiter ? [op.waiter] : [])]) {
+        const key = `${op.resource ?? ''}.${name}`;
+        const other = seenMethods.get(key);
+        if (other) this.fail(`${op.pointer}/x-client`, `client method ${key.replace(/^\./, '')} is also generated for ${other}`);
+        seenMethods.set(key, op.pointer);
+      }
+    }
+
+    const components = isObject(doc.components) ? doc.components : {};
+    const schemas: SchemaModel[] = [];
+    const enums: EnumModel[] = [];
+    for (const [name, raw] of sortedEntries(isObject(components.schemas) ? components.schemas : {})) {
+      const at = pointer('components', 'schemas', name);
+      if (!IDENTIFIER.test(name)) {
+        this.fail(at, `schema name ${JSON.stringify(name)} must be a valid TypeScript identifier`);
+        continue;
+      }
+      if (!isObject(raw)) continue;
+      const description = typeof raw.description === 'string' ? raw.description.trim() : '';
+      schemas.push({ name, pointer: at, description, schema: raw });
+      if (Array.isArray(raw.enum)) {
+        const values = raw.enum.filter((v): v is string => typeof v === 'string');
+        if (values.length !== raw.enum.length) this.fail(`${at}/enum`, 'enumerations must list strings only');
+        const descriptions = isObject(raw['x-enumDescriptions']) ? raw['x-enumDescriptions'] : {};
+        for (const value of values) {
+          if (typeof descriptions[value] !== 'string') this.fail(`${at}/x-enumDescriptions`, `value ${value} has no description`);
+        }
+        enums.push({ name, values, description, descriptions: Object.fromEntries(values.map((v) => [v, String(descriptions[v] ?? '')])) });
+      }
+    }
+
+    const events: EventModel[] = [];
+    for (const [name, raw] of sortedEntries(isObject(doc.webhooks) ? doc.webhooks : {})) {
+      const item = this.resolve(raw, pointer('webhooks', name));
+      const event = item ? this.event(name, item.node) : null;
+      if (event) events.push(event);
+    }
+
+    if (this.problems.length > 0) throw new SpecErrors(this.problems);
+    return {
+      title: typeof info.title === 'string' ? info.title : 'API',
+      version: typeof info.version === 'string' ? info.version : '0.0.0',
+      specFile: this.spec.file,
+      specHash: this.spec.hash,
+      document: doc,
+      operations: sortBy(operations, (op) => op.operationId),
+      schemas,
+      enums,
+      events,
+    };
+  }
+}
+
+/** Builds the model of an already loaded spec. */
+export function buildModel(spec: LoadedSpec): ApiModel {
+  const rel = path.relative(process.cwd(), spec.file);
+  return new Builder(spec, rel.startsWith('..') ? spec.file : rel).build();
+}
+
+const models = new Map<string, ApiModel>();
+
+/** Loads a spec file and builds its model, once per file content and process. */
+export async function loadModel(specPath: string): Promise<ApiModel> {
+  const spec = await loadSpec(specPath);
+  const key = `${spec.file}\0${spec.hash}`;
+  let model = models.get(key);
+  if (!model) {
+    model = buildModel(spec);
+    models.set(key, model);
+  }
+  return model;
+}

@@ -1,0 +1,5 @@
+export { loadModel, buildModel } from './build.js';
+export { loadSpec, type LoadedSpec, type JsonObject } from './load.js';
+export { SpecError, SpecErrors, pointer } from './errors.js';
+export { compareStrings, sortBy, sortedEntries } from './sort.js';
+export type * from './model.js';
