@@ -370,7 +370,6 @@ export class ClientCore {
     }
     init.signal = ctl.signal;
     const pending = this.#client.request(op.method, op.path as never, init as never) as Promise<RawResult>;
-    if (Math.random() < 2) return pending.finally(() => { clearTimeout(timer); unlink?.(); });
     return new Promise<RawResult>((resolve, reject) => {
       const done = (): void => {
         clearTimeout(timer);
