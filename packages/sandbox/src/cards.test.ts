@@ -1,0 +1,365 @@
+import { describe, expect, it } from 'vitest';
+import type { Sandbox } from './sandbox.js';
+import { catchError, issueActiveCard, issueBody, setup } from './test-support.js';
+import type { LedgerRow } from './types.js';
+
+/** All ledger rows of the workspace, oldest first. */
+function ledgerRows(sandbox: Sandbox, ws: number): LedgerRow[] {
+  return sandbox.ledger.list(ws, { per_page: 100 }).data.reverse();
+}
+
+/** Rows as `reason direction account amount` lines, oldest first, skipping the seed deposit. */
+function movements(sandbox: Sandbox, ws: number): string[] {
+  return ledgerRows(sandbox, ws)
+    .filter((r) => r.reason_code !== 'usdt_deposit')
+    .map((r) => `${r.reason_code} ${r.direction} ${r.account_code} ${r.amount}`);
+}
+
+function usd(sandbox: Sandbox, ws: number) {
+  return sandbox.wallet.get(ws).wallets.find((w) => w.currency === 'USD');
+}
+
+describe('catalogue', () => {
+  it('annotates the platform products for the workspace (contract 2.1)', () => {
+    const { sandbox, ws } = setup();
+    const products = sandbox.catalogue.list(ws);
+    expect(products.map((p) => [p.id, p.currency, p.currency_match, p.requires_subscription, p.subscription_satisfied, p.available])).toEqual([
+      [1, 'USD', true, false, true, true],
+      [2, 'USD', true, false, true, true],
+      [3, 'EUR', false, false, true, true],
+      [4, 'USD', true, true, false, false],
+    ]);
+    expect(products[0]).toMatchObject({ fees: { card_issue_fixed: '5.00', topup_fixed: '1.00', topup_percent: '0.0150' }, min_initial_topup_amount: '10.00', min_topup_amount: '5.00', required_subscription_product_code: null });
+    sandbox.admin.addSubscription(ws, 'ads_pro');
+    expect(sandbox.catalogue.list(ws)[3]).toMatchObject({ subscription_satisfied: true, available: true });
+  });
+});
+
+describe('issue', () => {
+  it('holds top-up plus fee, then captures to the card and platform revenue (D21)', () => {
+    const { sandbox, ws } = setup();
+    const order = sandbox.cards.create(ws, issueBody({ initial_topup_amount: '100.00' }));
+    expect(order).toEqual({
+      uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      type: 'issue_card',
+      status: 'pending',
+      related_card_uuid: expect.any(String),
+      related_card_id: order.related_card_uuid,
+      held_amount: '105.00',
+      currency: 'USD',
+      created_at: '2026-03-01T12:00:00.000Z',
+      failure_reason: null,
+    });
+    expect(usd(sandbox, ws)).toMatchObject({ balance: '10000.00', held_balance: '105.00', available: '9895.00' });
+    const cardUuid = order.related_card_uuid!;
+    expect(sandbox.cards.get(ws, cardUuid)).toMatchObject({ status: 'pending_issue', card_balance: '0.00', issued_at: null });
+
+    sandbox.advance(50);
+    expect(sandbox.orders.get(ws, order.uuid).status).toBe('processing');
+    sandbox.advance(50);
+    expect(sandbox.orders.get(ws, order.uuid)).toMatchObject({ status: 'completed', failure_reason: null });
+
+    expect(usd(sandbox, ws)).toMatchObject({ balance: '9895.00', held_balance: '0.00', available: '9895.00' });
+    const card = sandbox.cards.get(ws, cardUuid);
+    expect(card).toMatchObject({
+      status: 'active',
+      card_balance: '100.00',
+      available_balance: '100.00',
+      held_amount: '0.00',
+      lifetime_topup_amount: '100.00',
+      issued_at: '2026-03-01T12:00:00.100Z',
+      currency: 'USD',
+      card_product_id: 1,
+      workspace_id: ws,
+      pan_bin: '411111',
+      supports_freeze: true,
+      supports_unfreeze: false,
+    });
+    expect(card.masked_pan).toBe(`411111******${card.pan_last4}`);
+    expect(movements(sandbox, ws)).toEqual([
+      'card_issue_held debit wallet.available 105.00',
+      'card_issue_held credit wallet.held 105.00',
+      'held_capture debit wallet.held 100.00',
+      'held_capture credit card 100.00',
+      'card_issue_fee debit wallet.held 5.00',
+      'card_issue_fee credit platform.revenue 5.00',
+    ]);
+    const rows = ledgerRows(sandbox, ws).filter((r) => r.reason_code !== 'usdt_deposit');
+    expect(new Set(rows.map((r) => r.txn_group_id)).size).toBe(3);
+    expect(rows.every((r) => r.reference_type === 'Card' && r.reference_uuid === cardUuid)).toBe(true);
+    expect(rows.filter((r) => r.account_code === 'card').map((r) => r.account_card_uuid)).toEqual([cardUuid]);
+
+    const events = sandbox.events.since(0);
+    expect(events.map((e) => e.event)).toEqual(['order.completed']);
+    expect(events[0]).toEqual({
+      event: 'order.completed',
+      event_id: 1,
+      occurred_at: '2026-03-01T12:00:00.100Z',
+      workspace_id: ws,
+      data: { order_uuid: order.uuid, type: 'issue_card', held_amount: '105.00', currency: 'USD', card_uuid: cardUuid, completed_at: '2026-03-01T12:00:00.100Z' },
+    });
+  });
+
+  it('releases the hold when the order fails and marks the card issue_failed', () => {
+    const { sandbox, ws } = setup();
+    const seen: string[] = [];
+    sandbox.events.onEvent((e) => seen.push(e.event));
+    sandbox.admin.failNextOrder('next-issue', 'async_issue_failed');
+    const order = sandbox.cards.create(ws, issueBody());
+    sandbox.advance(100);
+    expect(sandbox.orders.get(ws, order.uuid)).toMatchObject({ status: 'failed', failure_reason: 'async_issue_failed' });
+    expect(sandbox.cards.get(ws, order.related_card_uuid!)).toMatchObject({ status: 'issue_failed', card_balance: '0.00' });
+    expect(usd(sandbox, ws)).toMatchObject({ balance: '10000.00', held_balance: '0.00', available: '10000.00' });
+    expect(movements(sandbox, ws)).toEqual([
+      'card_issue_held debit wallet.available 105.00',
+      'card_issue_held credit wallet.held 105.00',
+      'held_release debit wallet.held 105.00',
+      'held_release credit wallet.available 105.00',
+    ]);
+    expect(sandbox.events.since(0)[0]?.data).toEqual({ order_uuid: order.uuid, type: 'issue_card', card_uuid: order.related_card_uuid, failure_reason: 'async_issue_failed', failed_at: '2026-03-01T12:00:00.100Z' });
+    expect(seen).toEqual(['order.failed']);
+    // The queued failure was consumed: the next issue succeeds.
+    const next = sandbox.cards.create(ws, issueBody());
+    sandbox.advance(100);
+    expect(sandbox.orders.get(ws, next.uuid).status).toBe('completed');
+  });
+
+  it('answers 402 when the available balance cannot cover amount plus fee, and holds nothing', () => {
+    const { sandbox, ws } = setup();
+    const error = catchError(() => sandbox.cards.create(ws, issueBody({ initial_topup_amount: '9995.01' })));
+    expect(error).toMatchObject({ status: 402, code: 'wallet.insufficient_balance' });
+    expect(usd(sandbox, ws)?.held_balance).toBe('0.00');
+    // Exactly the available balance is enough.
+    expect(sandbox.cards.create(ws, issueBody({ initial_topup_amount: '9995.00' })).held_amount).toBe('10000.00');
+    expect(usd(sandbox, ws)?.available).toBe('0.00');
+    // A EUR product needs EUR money, whatever the USD balance.
+    expect(catchError(() => sandbox.cards.create(ws, issueBody({ card_product_id: 3, initial_topup_amount: '20.00' }))).status).toBe(402);
+    sandbox.admin.deposit(ws, { amount: '50.00', currency: 'EUR' });
+    expect(sandbox.cards.create(ws, issueBody({ card_product_id: 3, initial_topup_amount: '20.00' }))).toMatchObject({ held_amount: '23.00', currency: 'EUR' });
+    expect(sandbox.orders.list(ws).meta.total).toBe(2);
+  });
+
+  it.each([
+    ['below the product minimum', { initial_topup_amount: '9.99' }, { initial_topup_amount: ['must be at least 10.00 USD for this product'] }],
+    ['unknown product', { card_product_id: 99 }, { card_product_id: ['no card product 99'] }],
+    ['amount not a decimal string', { initial_topup_amount: '1e3' }, { initial_topup_amount: ['must be a non-negative decimal string such as "100.00"'] }],
+    ['amount with sub-cent value', { initial_topup_amount: '10.005' }, { initial_topup_amount: ['must not have more than 2 decimal places of value'] }],
+    ['missing names', { cardholder_first_name: '', cardholder_last_name: undefined }, { cardholder_first_name: ['must not be empty'], cardholder_last_name: ['is required'] }],
+    [
+      'custom billing address on a product without it, with a bad country',
+      { billing_address: { line1: 'x', line2: null, city: 'y', state: null, postal_code: '1', country: 'usa' } },
+      { 'billing_address.country': ['must be at most 2 characters', 'must be a 2-letter ISO country code'], billing_address: ['this card product does not accept a custom billing address'] },
+    ],
+  ])('answers 422 validation.failed: %s', (_name, overrides, fieldErrors) => {
+    const { sandbox, ws } = setup();
+    const error = catchError(() => sandbox.cards.create(ws, issueBody(overrides as never)));
+    expect(error).toMatchObject({ status: 422, code: 'validation.failed', fieldErrors });
+    expect(sandbox.orders.list(ws).meta.total).toBe(0);
+  });
+
+  it('answers 422 card_product.unavailable for a product needing a missing subscription', () => {
+    const { sandbox, ws } = setup();
+    expect(catchError(() => sandbox.cards.create(ws, issueBody({ card_product_id: 4 })))).toMatchObject({ status: 422, code: 'card_product.unavailable' });
+  });
+
+  it('keeps a custom billing address where the product allows one', () => {
+    const { sandbox, ws } = setup();
+    const address = { line1: '5 Main St', line2: null, city: 'Austin', state: 'TX', postal_code: '73301', country: 'US' };
+    const card = issueActiveCard(sandbox, ws, { card_product_id: 2, initial_topup_amount: '50.00', billing_address: address });
+    expect(sandbox.cards.get(ws, card).avs_billing_address).toEqual(address);
+  });
+});
+
+describe('topup', () => {
+  it('holds amount + fixed + percent fee (half-up) and loads the amount', () => {
+    const { sandbox, ws } = setup();
+    const card = issueActiveCard(sandbox, ws);
+    // 33.33 x 1.5 % = 0.49995 -> 0.50; fee 1.00 + 0.50.
+    const order = sandbox.cards.topup(ws, card, { amount: '33.33' });
+    expect(order).toMatchObject({ type: 'topup_card', held_amount: '34.83', related_card_uuid: card });
+    sandbox.advance(100);
+    expect(sandbox.cards.get(ws, card)).toMatchObject({ card_balance: '133.33', lifetime_topup_amount: '133.33' });
+    expect(movements(sandbox, ws).slice(-6)).toEqual([
+      'card_topup_held debit wallet.available 34.83',
+      'card_topup_held credit wallet.held 34.83',
+      'held_capture debit wallet.held 33.33',
+      'held_capture credit card 33.33',
+      'card_topup_fee debit wallet.held 1.50',
+      'card_topup_fee credit platform.revenue 1.50',
+    ]);
+    expect(usd(sandbox, ws)).toMatchObject({ balance: '9860.17', held_balance: '0.00' });
+  });
+
+  it('validates the amount against the product minimum and the card', () => {
+    const { sandbox, ws } = setup();
+    const card = issueActiveCard(sandbox, ws);
+    expect(catchError(() => sandbox.cards.topup(ws, card, { amount: '4.99' }))).toMatchObject({ status: 422, code: 'validation.failed', fieldErrors: { amount: ['must be at least 5.00'] } });
+    expect(catchError(() => sandbox.cards.topup(ws, card, { amount: '-5' }))).toMatchObject({ status: 422 });
+    expect(catchError(() => sandbox.cards.topup(ws, '00000000-0000-4000-8000-000000000000', { amount: '10.00' }))).toMatchObject({ status: 404, code: 'card.not_found' });
+    expect(catchError(() => sandbox.cards.topup(ws, card, { amount: '99999.00' }))).toMatchObject({ status: 402, code: 'wallet.insufficient_balance' });
+  });
+
+  it('does not reveal cards of other workspaces', () => {
+    const { sandbox, ws } = setup();
+    const card = issueActiveCard(sandbox, ws);
+    const other = sandbox.admin.createWorkspace({ name: 'Other' });
+    expect(catchError(() => sandbox.cards.get(other.id, card))).toMatchObject({ status: 404, code: 'card.not_found' });
+    expect(catchError(() => sandbox.cards.freeze(other.id, card))).toMatchObject({ status: 404 });
+    const order = sandbox.orders.list(ws).data[0]!;
+    expect(catchError(() => sandbox.orders.get(other.id, order.uuid))).toMatchObject({ status: 404, code: 'order.not_found' });
+  });
+});
+
+describe('freeze and unfreeze', () => {
+  it('flip the card on completion and push card.frozen / card.unfrozen', () => {
+    const { sandbox, ws } = setup();
+    const card = issueActiveCard(sandbox, ws);
+    const freeze = sandbox.cards.freeze(ws, card, { reason: 'lost phone' });
+    expect(freeze).toMatchObject({ type: 'freeze', status: 'pending', held_amount: '0.00', currency: 'USD' });
+    expect(sandbox.cards.get(ws, card).status).toBe('active');
+    sandbox.advance(100);
+    expect(sandbox.cards.get(ws, card)).toMatchObject({ status: 'frozen', supports_freeze: false, supports_unfreeze: true });
+    sandbox.cards.unfreeze(ws, card, null);
+    sandbox.advance(100);
+    expect(sandbox.cards.get(ws, card).status).toBe('active');
+    const events = sandbox.events.since(1);
+    expect(events.map((e) => e.event)).toEqual(['card.frozen', 'order.completed', 'card.unfrozen', 'order.completed']);
+    const pan4 = sandbox.cards.get(ws, card).pan_last4;
+    expect(events[0]?.data).toEqual({ card_uuid: card, workspace_id: ws, cardholder_type: 'user', pan_last4: pan4, status: 'frozen', origin: 'workspace', reason: 'lost phone', frozen_at: '2026-03-01T12:00:01.100Z' });
+    expect(events[2]?.data).toEqual({ card_uuid: card, workspace_id: ws, cardholder_type: 'user', pan_last4: pan4, status: 'active', reason: null, unfrozen_at: '2026-03-01T12:00:01.200Z' });
+  });
+
+  it('rejects a reason over 500 characters', () => {
+    const { sandbox, ws } = setup();
+    const card = issueActiveCard(sandbox, ws);
+    expect(catchError(() => sandbox.cards.freeze(ws, card, { reason: 'x'.repeat(501) }))).toMatchObject({ status: 422, fieldErrors: { reason: ['must be at most 500 characters'] } });
+  });
+});
+
+describe('409 card.state_conflict matrix', () => {
+  type Action = 'topup' | 'freeze' | 'unfreeze' | 'close';
+  /** Brings a fresh card into the named situation. */
+  const situations: Record<string, (s: Sandbox, ws: number) => string> = {
+    pending_issue: (s, ws) => s.cards.create(ws, issueBody()).related_card_uuid!,
+    active: (s, ws) => issueActiveCard(s, ws),
+    'active, freeze pending': (s, ws) => {
+      const c = issueActiveCard(s, ws);
+      s.cards.freeze(ws, c);
+      return c;
+    },
+    'active, topup pending': (s, ws) => {
+      const c = issueActiveCard(s, ws);
+      s.cards.topup(ws, c, { amount: '10.00' });
+      return c;
+    },
+    frozen: (s, ws) => {
+      const c = issueActiveCard(s, ws);
+      s.cards.freeze(ws, c);
+      s.advance(100);
+      return c;
+    },
+    'frozen, unfreeze pending': (s, ws) => {
+      const c = issueActiveCard(s, ws);
+      s.cards.freeze(ws, c);
+      s.advance(100);
+      s.cards.unfreeze(ws, c);
+      return c;
+    },
+    pending_close: (s, ws) => {
+      const c = issueActiveCard(s, ws);
+      s.cards.close(ws, c);
+      return c;
+    },
+    closed: (s, ws) => {
+      const c = issueActiveCard(s, ws);
+      s.cards.close(ws, c);
+      s.advance(5000);
+      return c;
+    },
+    issue_failed: (s, ws) => {
+      s.admin.failNextOrder('next-issue', 'business4xx');
+      const c = s.cards.create(ws, issueBody()).related_card_uuid!;
+      s.advance(100);
+      return c;
+    },
+  };
+  const expected: Record<string, Record<Action, 'ok' | 409>> = {
+    pending_issue: { topup: 409, freeze: 409, unfreeze: 409, close: 409 },
+    active: { topup: 'ok', freeze: 'ok', unfreeze: 409, close: 'ok' },
+    'active, freeze pending': { topup: 'ok', freeze: 409, unfreeze: 409, close: 409 },
+    'active, topup pending': { topup: 'ok', freeze: 'ok', unfreeze: 409, close: 409 },
+    frozen: { topup: 'ok', freeze: 409, unfreeze: 'ok', close: 'ok' },
+    'frozen, unfreeze pending': { topup: 'ok', freeze: 409, unfreeze: 409, close: 409 },
+    pending_close: { topup: 409, freeze: 409, unfreeze: 409, close: 409 },
+    closed: { topup: 409, freeze: 409, unfreeze: 409, close: 409 },
+    issue_failed: { topup: 409, freeze: 409, unfreeze: 409, close: 409 },
+  };
+  const cases = Object.entries(expected).flatMap(([situation, byAction]) => Object.entries(byAction).map(([action, outcome]) => [situation, action as Action, outcome] as const));
+
+  it.each(cases)('%s + %s -> %s', (situation, action, outcome) => {
+    const { sandbox, ws } = setup();
+    const card = situations[situation]!(sandbox, ws);
+    const before = sandbox.orders.list(ws).meta.total;
+    const run = () => (action === 'topup' ? sandbox.cards.topup(ws, card, { amount: '10.00' }) : sandbox.cards[action](ws, card));
+    if (outcome === 'ok') {
+      expect(run()).toMatchObject({ status: 'pending', related_card_uuid: card });
+    } else {
+      expect(catchError(run)).toMatchObject({ status: 409, code: 'card.state_conflict' });
+      expect(sandbox.orders.list(ws).meta.total).toBe(before);
+    }
+  });
+});
+
+describe('two-stage close', () => {
+  it('stops the card at once, completes the order, then refunds the balance to the wallet', () => {
+    const { sandbox, ws } = setup();
+    const card = issueActiveCard(sandbox, ws, { initial_topup_amount: '250.00' });
+    const walletBefore = usd(sandbox, ws)!;
+    const order = sandbox.cards.close(ws, card, { reason: 'project over' });
+    expect(order).toMatchObject({ type: 'close_card', held_amount: '0.00' });
+    // Stage 1 on acceptance.
+    expect(sandbox.cards.get(ws, card)).toMatchObject({ status: 'pending_close', card_balance: '250.00', supports_freeze: false });
+    sandbox.advance(100);
+    expect(sandbox.orders.get(ws, order.uuid).status).toBe('completed');
+    expect(sandbox.cards.get(ws, card).status).toBe('pending_close');
+    expect(usd(sandbox, ws)?.balance).toBe(walletBefore.balance);
+    // Stage 2 after closeDelayMs (1000 ms after completion).
+    sandbox.advance(999);
+    expect(sandbox.cards.get(ws, card).status).toBe('pending_close');
+    sandbox.advance(1);
+    expect(sandbox.cards.get(ws, card)).toMatchObject({ status: 'closed', card_balance: '0.00', closed_at: '2026-03-01T12:00:02.100Z' });
+    expect(walletBefore.balance).toBe('9745.00');
+    expect(usd(sandbox, ws)).toMatchObject({ balance: '9995.00', available: '9995.00', held_balance: '0.00' });
+    expect(movements(sandbox, ws).slice(-2)).toEqual(['card_close_refund debit card 250.00', 'card_close_refund credit wallet.available 250.00']);
+    const events = sandbox.events.since(1);
+    expect(events.map((e) => e.event)).toEqual(['card.close_initiated', 'order.completed', 'card.closed']);
+    expect(events[0]?.data).toMatchObject({ card_uuid: card, status: 'pending_close', origin: 'workspace', reason: 'project over', close_initiated_at: '2026-03-01T12:00:01.000Z' });
+    expect(events[2]?.data).toMatchObject({ card_uuid: card, status: 'closed', refund_amount: '250.00', currency: 'USD', closed_at: '2026-03-01T12:00:02.100Z' });
+    expect(sandbox.db.prepare('SELECT close_refund_amount FROM cards WHERE uuid = ?').get(card)).toEqual({ close_refund_amount: '250.00' });
+  });
+
+  it('finishes on demand with admin.finishClose, and only after the close order completed', () => {
+    const { sandbox, ws } = setup({ closeDelayMs: null });
+    const card = issueActiveCard(sandbox, ws);
+    sandbox.cards.close(ws, card);
+    expect(catchError(() => sandbox.admin.finishClose(card))).toMatchObject({ status: 409, code: 'card.state_conflict' });
+    sandbox.advance(24 * 3600 * 1000);
+    expect(sandbox.cards.get(ws, card).status).toBe('pending_close');
+    sandbox.admin.finishClose(card);
+    expect(sandbox.cards.get(ws, card).status).toBe('closed');
+    expect(usd(sandbox, ws)?.balance).toBe('9995.00');
+    expect(catchError(() => sandbox.admin.finishClose(card))).toMatchObject({ status: 409 });
+  });
+
+  it('puts the card back where it was when the close order fails', () => {
+    const { sandbox, ws } = setup();
+    const card = issueActiveCard(sandbox, ws);
+    sandbox.cards.freeze(ws, card);
+    sandbox.advance(100);
+    sandbox.admin.failNextOrder(card, 'supplier5xx');
+    const order = sandbox.cards.close(ws, card);
+    sandbox.advance(10_000);
+    expect(sandbox.orders.get(ws, order.uuid)).toMatchObject({ status: 'failed', failure_reason: 'supplier5xx' });
+    expect(sandbox.cards.get(ws, card)).toMatchObject({ status: 'frozen', card_balance: '100.00' });
+  });
+});
