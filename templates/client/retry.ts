@@ -42,6 +42,9 @@ export function parseRetryAfter(value: string | null, now: number = Date.now()):
   if (value === null) return null;
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v) * 1000;
+  // All three HTTP-date forms start with a day name; without this check Date.parse would read
+  // "1.5" or "-5" as dates.
+  if (!/^[A-Za-z]{3,9},? /.test(v)) return null;
   const at = Date.parse(v);
   if (Number.isNaN(at)) return null;
   return Math.max(0, at - now);
