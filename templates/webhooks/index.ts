@@ -23,3 +23,14 @@ export { toNodeHandler, type NodeAdapterOptions, type NodeRequestLike, type Node
 export { toExpressMiddleware, type ExpressRequestLike } from './adapters/express.js';
 export { fastifyWebhookPlugin, type FastifyInstanceLike, type FastifyReplyLike, type FastifyWebhookOptions } from './adapters/fastify.js';
 export { toFetchHandler } from './adapters/fetch.js';
+export {
+  emptyLifeline,
+  purchases,
+  reduceLifeline,
+  upsertTransaction,
+  type LifelineEntry,
+  type LifelineState,
+  type Purchase,
+  type PurchaseState,
+  type TransactionRowLike,
+} from './lifeline.js';

@@ -18,3 +18,14 @@ export { createWebhookHandler } from './handler-web.js';
 export type { OrderEvent, OrderEventSource, WebhookHandler, WebhookHandlerOptions, WebhookResult } from './dispatcher.js';
 export { createMemoryDedupeStore, type DedupeClaim, type DedupeStore, type MemoryDedupeOptions } from './dedupe.js';
 export { toFetchHandler } from './adapters/fetch.js';
+export {
+  emptyLifeline,
+  purchases,
+  reduceLifeline,
+  upsertTransaction,
+  type LifelineEntry,
+  type LifelineState,
+  type Purchase,
+  type PurchaseState,
+  type TransactionRowLike,
+} from './lifeline.js';
