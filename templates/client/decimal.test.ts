@@ -1,4 +1,4 @@
-import DecimalJs from 'decimal.js';
+import { Decimal as DecimalJs } from 'decimal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AMOUNT_PATTERN, DECIMAL_PATTERN, Decimal, meetsMinimum } from './decimal.js';
