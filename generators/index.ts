@@ -1,0 +1,60 @@
+/**
+ * The generator library: the registry of targets and the run that loads the model once and renders the
+ * requested targets. The CLI (packages/cli) is a thin front end over this.
+ */
+import path from 'node:path';
+import { clientTarget } from './client/index.js';
+import type { GeneratedFile, RenderOptions, Target } from './core/target.js';
+import { DEFAULT_SPEC, REPO_ROOT } from './lint/lint-spec.js';
+import { loadModel, type ApiModel } from './model/index.js';
+import { typesTarget } from './types/index.js';
+
+export { checkFiles, writeFiles, unifiedDiff, type CheckResult, type WriteResult } from './core/files.js';
+export { GENERATED_HEADER, type GeneratedFile, type RenderOptions, type Target } from './core/target.js';
+export { formatLintReport, lintSpec, DEFAULT_SPEC, REPO_ROOT, type LintReport } from './lint/lint-spec.js';
+export { loadModel, loadSpec, SpecError, SpecErrors, type ApiModel } from './model/index.js';
+export { renderClient } from './client/index.js';
+export { renderTypesFile } from './types/index.js';
+
+/** Every target, in the order they are rendered. */
+export const TARGETS: readonly Target[] = [typesTarget, clientTarget];
+
+export interface Timings {
+  [phase: string]: number;
+}
+
+/** Times an async phase into `timings`. */
+export async function timed<T>(timings: Timings | undefined, phase: string, fn: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  try {
+    return await fn();
+  } finally {
+    if (timings) timings[phase] = (timings[phase] ?? 0) + performance.now() - start;
+  }
+}
+
+export function findTarget(name: string): Target {
+  const target = TARGETS.find((t) => t.name === name);
+  if (!target) throw new Error(`unknown target ${JSON.stringify(name)}; known: ${TARGETS.map((t) => t.name).join(', ')}`);
+  return target;
+}
+
+/** Loads the model (once) and renders the given targets into workspace paths. */
+export async function renderTargets(
+  targets: readonly Target[],
+  options: { spec?: string; render?: RenderOptions; timings?: Timings } = {},
+): Promise<{ model: ApiModel; files: GeneratedFile[] }> {
+  const model = await timed(options.timings, 'load spec + model', () => loadModel(options.spec ?? DEFAULT_SPEC));
+  const files: GeneratedFile[] = [];
+  for (const target of targets) {
+    files.push(...(await timed(options.timings, `render ${target.name}`, () => target.render(model, options.render ?? { typesImport: 'package' }))));
+  }
+  return { model, files };
+}
+
+/** The folders `check` and `all` watch for orphans: each target's `src`. */
+export function targetDirs(targets: readonly Target[]): string[] {
+  return targets.map((t) => path.posix.join(t.packageDir, 'src'));
+}
+
+export { REPO_ROOT as ROOT };
