@@ -1,0 +1,129 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SandboxError } from './errors.js';
+import { Money } from './money.js';
+import type { Sandbox } from './sandbox.js';
+import { issueBody, setup } from './test-support.js';
+import { ORDER_FAILURE_REASONS } from './types.js';
+
+/** Amounts in cents rendered as 2-decimal strings, biased to the interesting low range. */
+const amount = fc
+  .oneof({ arbitrary: fc.integer({ min: 500, max: 50_000 }), weight: 6 }, { arbitrary: fc.integer({ min: 0, max: 1_000 }), weight: 1 }, { arbitrary: fc.integer({ min: 0, max: 2_000_000 }), weight: 1 })
+  .map((cents) => (cents / 100).toFixed(2));
+
+/** Mostly no key, sometimes one of a few shared keys, so that replays and 409 reuse both happen. */
+const key = fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: fc.constantFrom('k1', 'k2', 'k3'), weight: 1 });
+
+type Op =
+  | { op: 'issue'; product: number; amount: string; key: string | undefined }
+  | { op: 'topup'; card: number; amount: string }
+  | { op: 'freeze' | 'unfreeze' | 'close' | 'finishClose'; card: number }
+  | { op: 'deposit'; amount: string; fee: string; currency: 'USD' | 'EUR' }
+  | { op: 'failNext'; card: number | 'next-issue'; reason: (typeof ORDER_FAILURE_REASONS)[number] }
+  | { op: 'advance'; ms: number };
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { arbitrary: fc.record({ op: fc.constant('issue' as const), product: fc.constantFrom(1, 1, 2, 3, 4), amount, key }), weight: 3 },
+  { arbitrary: fc.record({ op: fc.constant('topup' as const), card: fc.nat(5), amount }), weight: 3 },
+  { arbitrary: fc.record({ op: fc.constantFrom('freeze' as const, 'unfreeze' as const, 'close' as const, 'finishClose' as const), card: fc.nat(5) }), weight: 4 },
+  { arbitrary: fc.record({ op: fc.constant('deposit' as const), amount, fee: fc.constantFrom('0.00', '0.50', '1.99'), currency: fc.constantFrom('USD' as const, 'EUR' as const) }), weight: 1 },
+  { arbitrary: fc.record({ op: fc.constant('failNext' as const), card: fc.oneof(fc.nat(5), fc.constant('next-issue' as const)), reason: fc.constantFrom(...ORDER_FAILURE_REASONS) }), weight: 1 },
+  { arbitrary: fc.record({ op: fc.constant('advance' as const), ms: fc.constantFrom(0, 10, 50, 100, 1000, 5000) }), weight: 3 },
+);
+
+function apply(sandbox: Sandbox, ws: number, cards: string[], o: Op): void {
+  const card = (i: number): string => cards[i % Math.max(1, cards.length)] ?? '00000000-0000-4000-8000-000000000000';
+  try {
+    switch (o.op) {
+      case 'issue': {
+        const order = sandbox.cards.create(ws, issueBody({ card_product_id: o.product, initial_topup_amount: o.amount }), o.key);
+        if (!cards.includes(order.related_card_uuid!)) cards.push(order.related_card_uuid!);
+        break;
+      }
+      case 'topup':
+        sandbox.cards.topup(ws, card(o.card), { amount: o.amount });
+        break;
+      case 'freeze':
+      case 'unfreeze':
+      case 'close':
+        sandbox.cards[o.op](ws, card(o.card));
+        break;
+      case 'finishClose':
+        sandbox.admin.finishClose(card(o.card));
+        break;
+      case 'deposit':
+        sandbox.admin.deposit(ws, { amount: o.amount, fee: o.fee, currency: o.currency });
+        break;
+      case 'failNext':
+        sandbox.admin.failNextOrder(o.card === 'next-issue' ? 'next-issue' : card(o.card), o.reason);
+        break;
+      case 'advance':
+        sandbox.advance(o.ms);
+        break;
+    }
+  } catch (error) {
+    // Refusals (4xx) are part of the game; anything else is a bug.
+    if (!(error instanceof SandboxError) || error.status >= 500) throw error;
+  }
+}
+
+/** Recomputes every balance from the raw ledger rows and compares with what the services report. */
+function checkInvariants(sandbox: Sandbox, ws: number): void {
+  const rows = sandbox.db.prepare('SELECT txn_group_id, direction, amount, currency, account_code, account_card_uuid FROM ledger_entries WHERE workspace_id = ?').all(ws) as {
+    txn_group_id: string;
+    direction: 'debit' | 'credit';
+    amount: string;
+    currency: string;
+    account_code: string;
+    account_card_uuid: string | null;
+  }[];
+  const groups = new Map<string, Money>();
+  const accounts = new Map<string, Money>();
+  for (const r of rows) {
+    expect(r.amount).toMatch(/^[0-9]+\.[0-9]{2}$/);
+    expect(new Money(r.amount).isPositive()).toBe(true);
+    const signed = r.direction === 'credit' ? new Money(r.amount) : new Money(r.amount).negated();
+    groups.set(r.txn_group_id, (groups.get(r.txn_group_id) ?? new Money(0)).plus(signed));
+    const key = `${r.currency}|${r.account_code}|${r.account_card_uuid ?? ''}`;
+    accounts.set(key, (accounts.get(key) ?? new Money(0)).plus(signed));
+  }
+  for (const [group, net] of groups) expect(net.toFixed(2), `group ${group} balances`).toBe('0.00');
+  const get = (key: string): string => (accounts.get(key) ?? new Money(0)).toFixed(2);
+  for (const w of sandbox.wallet.get(ws).wallets) {
+    const available = get(`${w.currency}|wallet.available|`);
+    const held = get(`${w.currency}|wallet.held|`);
+    expect(w.held_balance).toBe(held);
+    expect(w.available).toBe(available);
+    expect(w.balance).toBe(new Money(available).plus(held).toFixed(2));
+    expect(new Money(w.available).isNegative()).toBe(false);
+  }
+  for (const c of sandbox.cards.list(ws, { per_page: 100 }).data) expect(c.card_balance).toBe(get(`${c.currency}|card|${c.uuid}`));
+  expect(sandbox.admin.audit()).toEqual([]);
+}
+
+describe('double-entry invariants under random operation sequences', () => {
+  it('balances every group and every wallet after any sequence, and releases every hold in the end', () => {
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 10, maxLength: 60, size: 'medium' }), (ops) => {
+        const { sandbox, ws } = setup({ orderLatencyMs: 50, closeDelayMs: 500 });
+        try {
+          const cards: string[] = [];
+          for (const o of ops) {
+            apply(sandbox, ws, cards, o);
+            checkInvariants(sandbox, ws);
+          }
+          sandbox.advance(60_000);
+          checkInvariants(sandbox, ws);
+          // Once everything has run, nothing is left on hold and no order is still open.
+          for (const w of sandbox.wallet.get(ws).wallets) expect(w.held_balance).toBe('0.00');
+          expect(sandbox.orders.list(ws, { status: 'pending' }).meta.total + sandbox.orders.list(ws, { status: 'processing' }).meta.total).toBe(0);
+          // Closed cards hold no money.
+          for (const c of sandbox.cards.list(ws, { status: 'closed,issue_failed', per_page: 100 }).data) expect(c.card_balance).toBe('0.00');
+        } finally {
+          sandbox.close();
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
