@@ -293,9 +293,10 @@ export function createCardsService(ctx: Context): CardsService {
       const raw = (body ?? {}) as unknown as Record<string, unknown>;
       if (typeof raw !== 'object' || Array.isArray(raw)) errors.add('body', 'must be an object');
       const productId = raw.card_product_id;
-      let product: ProductRow | undefined;
-      if (typeof productId !== 'number' || !Number.isSafeInteger(productId)) errors.add('card_product_id', productId === undefined ? 'is required' : 'must be an integer');
-      else if ((product = loadProduct(ctx, productId)) === undefined) errors.add('card_product_id', `no card product ${productId}`);
+      const validId = typeof productId === 'number' && Number.isSafeInteger(productId);
+      if (!validId) errors.add('card_product_id', productId === undefined ? 'is required' : 'must be an integer');
+      const product: ProductRow | undefined = validId ? loadProduct(ctx, productId) : undefined;
+      if (validId && product === undefined) errors.add('card_product_id', `no card product ${productId}`);
       const amount = parseRequestAmount(raw.initial_topup_amount);
       if (raw.initial_topup_amount === undefined) errors.add('initial_topup_amount', 'is required');
       else if (!amount.ok) errors.add('initial_topup_amount', amount.message);

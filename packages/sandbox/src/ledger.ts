@@ -183,14 +183,18 @@ export function createLedgerService(ctx: Context): LedgerService {
       const to = parseTimeFilter(query.to, 'to', errors);
       errors.throwIfAny();
 
-      const where = ['workspace_id = ?'];
-      const params: (string | number)[] = [workspaceId];
-      if (query.reason !== undefined) (where.push('reason_code = ?'), params.push(query.reason));
-      if (query.reference_type !== undefined) (where.push('reference_type = ?'), params.push(query.reference_type));
-      if (query.reference_uuid !== undefined) (where.push('reference_uuid = ?'), params.push(query.reference_uuid.toLowerCase()));
-      if (from !== undefined) (where.push('created_at >= ?'), params.push(from));
-      if (to !== undefined) (where.push('created_at <= ?'), params.push(to));
-      const clause = where.join(' AND ');
+      // Timestamps are stored as toISOString() text, so text comparison is time order.
+      const conditions: [string, string | number | undefined][] = [
+        ['workspace_id = ?', workspaceId],
+        ['reason_code = ?', query.reason],
+        ['reference_type = ?', query.reference_type],
+        ['reference_uuid = ?', query.reference_uuid?.toLowerCase()],
+        ['created_at >= ?', from],
+        ['created_at <= ?', to],
+      ];
+      const active = conditions.filter(([, value]) => value !== undefined);
+      const clause = active.map(([sql]) => sql).join(' AND ');
+      const params = active.map(([, value]) => value as string | number);
 
       return ctx.read(() => {
         const total = (ctx.db.prepare(`SELECT COUNT(*) AS n FROM ledger_entries WHERE ${clause}`).get(...params) as { n: number }).n;
