@@ -11,24 +11,15 @@ export interface ParsedSignatureHeader {
 }
 
 const malformed = (detail: string) =>
-  new WebhookVerificationError('malformed_header', `X-Service-Signature is malformed: ${detail}; expected "t=<unix seconds>,v1=<hex>"`);
+  new WebhookVerificationError('malformed_header', `X-Service-Signature is malformed (${detail}); expected "t=<unix seconds>,v1=<hex>"`);
 
-// Space and tab: the only whitespace a header value can carry.
-const isWs = (c: number) => c === 32 || c === 9;
-
-function isHex64(s: string): boolean {
-  if (s.length !== 64) return false;
-  for (let i = 0; i < 64; i++) {
-    const c = s.charCodeAt(i) | 32; // folds A-F onto a-f; digits are unchanged
-    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
-  }
-  return true;
-}
+const HEX64 = /^[0-9a-f]{64}$/i;
+const DIGITS = /^\d{1,15}$/;
 
 /**
  * Parses `t=<unix_ts>,v1=<hex>[,v1=<hex>...]` (contract section 6.2). Unknown schemes are ignored
- * so that a future `v2` can be sent next to `v1`; spaces around items and `=` are tolerated.
- * Hand-rolled instead of split/regex because it runs on every delivery.
+ * so that a future `v2` can be sent next to `v1`; whitespace around items and `=` is tolerated.
+ * One split and two anchored, non-backtracking regex tests: the header is a few dozen bytes.
  *
  * @throws {WebhookVerificationError} `missing_header` or `malformed_header`.
  */
@@ -38,44 +29,27 @@ export function parseSignatureHeader(header: string | null | undefined): ParsedS
   }
   if (typeof header !== 'string') throw malformed('not a string');
   let t: string | undefined;
-  const signatures: string[] = [];
   let sawV1 = false;
-  const len = header.length;
-  let start = 0;
-  while (start <= len) {
-    let end = header.indexOf(',', start);
-    if (end === -1) end = len;
-    let a = start;
-    let b = end;
-    while (a < b && isWs(header.charCodeAt(a))) a++;
-    while (b > a && isWs(header.charCodeAt(b - 1))) b--;
-    if (a < b) {
-      const eq = header.indexOf('=', a);
-      if (eq === -1 || eq >= b) throw malformed('every item must be key=value');
-      let keyEnd = eq;
-      while (keyEnd > a && isWs(header.charCodeAt(keyEnd - 1))) keyEnd--;
-      let v = eq + 1;
-      while (v < b && isWs(header.charCodeAt(v))) v++;
-      const key = header.slice(a, keyEnd);
-      if (key === 't') {
-        if (t !== undefined) throw malformed('t appears twice');
-        t = header.slice(v, b);
-      } else if (key === 'v1') {
-        sawV1 = true;
-        const sig = header.slice(v, b);
-        if (isHex64(sig)) signatures.push(sig);
-      }
+  const signatures: string[] = [];
+  for (const item of header.split(',')) {
+    const eq = item.indexOf('=');
+    if (eq === -1) {
+      if (item.trim()) throw malformed('an item is not key=value');
+      continue;
     }
-    start = end + 1;
+    const key = item.slice(0, eq).trim();
+    const value = item.slice(eq + 1).trim();
+    if (key === 't') {
+      if (t !== undefined) throw malformed('t appears twice');
+      t = value;
+    } else if (key === 'v1') {
+      sawV1 = true;
+      if (HEX64.test(value)) signatures.push(value);
+    }
   }
-  if (t === undefined) throw malformed('no t= timestamp');
-  if (t.length === 0 || t.length > 15) throw malformed('t is not a unix timestamp');
-  for (let i = 0; i < t.length; i++) {
-    const c = t.charCodeAt(i);
-    if (c < 48 || c > 57) throw malformed('t is not a unix timestamp');
-  }
-  if (!sawV1) throw malformed('no v1= signature');
-  if (signatures.length === 0) throw malformed('v1 signatures must be 64 hex characters');
+  if (t === undefined || !DIGITS.test(t)) throw malformed('no unix timestamp t');
+  if (!sawV1) throw malformed('no v1 signature');
+  if (signatures.length === 0) throw malformed('v1 is not 64 hex characters');
   return { t, timestamp: Number(t), signatures };
 }
 

@@ -1,6 +1,6 @@
 /**
  * WebCrypto entry of the webhook runtime, free of `node:` imports: for Deno, Bun, Cloudflare Workers
- * and other fetch-style runtimes. Same dispatcher and lifeline as the Node entry; verification is async.
+ * and other fetch-style runtimes. Same dispatcher as the Node entry; verification is async.
  */
 export { constructEventAsync, signPayloadAsync } from './signature-web.js';
 export { parseSignatureHeader, type ParsedSignatureHeader } from './header.js';
@@ -18,14 +18,3 @@ export { createWebhookHandler } from './handler-web.js';
 export type { OrderEvent, OrderEventSource, WebhookHandler, WebhookHandlerOptions, WebhookResult } from './dispatcher.js';
 export { createMemoryDedupeStore, type DedupeClaim, type DedupeStore, type MemoryDedupeOptions } from './dedupe.js';
 export { toFetchHandler } from './adapters/fetch.js';
-export {
-  emptyLifeline,
-  purchases,
-  reduceLifeline,
-  upsertTransaction,
-  type LifelineEntry,
-  type LifelineState,
-  type Purchase,
-  type PurchaseState,
-  type TransactionRowLike,
-} from './lifeline.js';
