@@ -389,24 +389,70 @@ describe('timeouts and cancellation', () => {
     expect(seen).toHaveLength(0);
   });
 
-  it('detaches from a long-lived caller signal after each call', async () => {
+  it('detaches its own listener from a long-lived caller signal after each call', async () => {
     const ac = new AbortController();
-    let listeners = 0;
     const signal = ac.signal;
+    // undici links every Request to the signal too and unlinks it only on GC, so count ours by name.
+    const ours = new Set<unknown>();
     const add = signal.addEventListener.bind(signal);
     const remove = signal.removeEventListener.bind(signal);
-    signal.addEventListener = ((...args: Parameters<typeof add>) => {
-      listeners++;
-      add(...args);
+    signal.addEventListener = ((type: string, listener: EventListener, opts?: AddEventListenerOptions) => {
+      if (listener.name === 'onAbort') ours.add(listener);
+      add(type, listener, opts);
     }) as typeof signal.addEventListener;
-    signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
-      listeners--;
-      remove(...args);
+    signal.removeEventListener = ((type: string, listener: EventListener) => {
+      ours.delete(listener);
+      remove(type, listener);
     }) as typeof signal.removeEventListener;
     const { c } = core(scripted(d2(500, 'api.internal_error', 'x'), json(200, { data: {} })).fetch);
     await c.request(getCard, { path: { uuid: CARD } }, { signal });
     await c.request(getCard, { path: { uuid: CARD } }, { signal });
-    expect(listeners).toBe(0);
+    expect(ours.size).toBe(0);
+  });
+
+  it('cancels a stalled body stream at the deadline, which closes the connection', async () => {
+    let cancelled = false;
+    const stalled = (): Response =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode('{"data":'));
+          },
+          cancel() {
+            cancelled = true;
+          },
+        }),
+        { status: 200 },
+      );
+    await rejection(core(scripted(stalled).fetch).c.request(getCard, { path: { uuid: CARD } }, { timeoutMs: 20, maxRetries: 0 }));
+    expect(cancelled).toBe(true);
+  });
+
+  it('cancels the body of a response that arrives after the deadline', async () => {
+    let cancelled = false;
+    let release!: () => void;
+    const late = new Promise<void>((r) => (release = r));
+    const fetch = async (): Promise<Response> => {
+      await late;
+      return new Response(new ReadableStream({ cancel: () => void (cancelled = true) }), { status: 200 });
+    };
+    const err = await rejection(core(fetch).c.request(getCard, { path: { uuid: CARD } }, { timeoutMs: 10, maxRetries: 0 }));
+    expect(err).toBeInstanceOf(TimeoutError);
+    release();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(cancelled).toBe(true);
+  });
+
+  it('puts the caller signal on the Request so fetch can cut the connection', async () => {
+    const ac = new AbortController();
+    let seenSignal: AbortSignal | undefined;
+    const fetch = async (req: Request): Promise<Response> => {
+      seenSignal = req.signal;
+      return json(200, { data: {} });
+    };
+    await core(fetch).c.request(getCard, { path: { uuid: CARD } }, { signal: ac.signal });
+    ac.abort();
+    expect(seenSignal?.aborted).toBe(true);
   });
 });
 
