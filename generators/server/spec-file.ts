@@ -1,0 +1,17 @@
+/** `spec.gen.ts`: the bundled spec as YAML text, served by the plugin at `<prefix>/openapi.yaml`. */
+import YAML from 'yaml';
+import { printFile, quote } from '../core/print.js';
+import type { ServerContext } from './context.js';
+import { exportedConst } from './literal.js';
+
+/** The bundled document as YAML; no line folding, so the text only depends on the document. */
+export function bundledYaml(ctx: ServerContext): string {
+  return YAML.stringify(ctx.model.document, { lineWidth: 0 });
+}
+
+/** Renders `spec.gen.ts`, one array element per YAML line so that a spec change is a readable diff. */
+export function renderSpecFile(ctx: ServerContext): string {
+  const lines = bundledYaml(ctx).replace(/\r\n/g, '\n').split('\n');
+  const initializer = `[\n${lines.map((line) => `  ${quote(line)},`).join('\n')}\n].join('\\n')`;
+  return printFile([exportedConst('The bundled OpenAPI 3.1 document, served at `<prefix>/openapi.yaml`.', 'openapiYaml', 'string', initializer)]);
+}

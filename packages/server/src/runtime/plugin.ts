@@ -1,0 +1,216 @@
+// Copied by gen-card-api from templates/server/plugin.ts. Do not edit: change the template and run the generator.
+/**
+ * The Fastify plugin behind `cardApi`: registers every operation of the route table with its JSON Schemas,
+ * runs the access checks of contract section 5 / D16 and the rate limit (D5) before anything is parsed, and
+ * answers every error in the D2 shape with an `X-Request-Id`. The generated package binds it to the spec's
+ * route table and handler types (`plugin.gen.ts`); this file knows nothing of a particular spec.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { bearerToken, checkAccess } from './auth.js';
+import { registerDocs } from './docs.js';
+import { ApiError, errorBody, isApiError, type ErrorBody, type FieldErrors } from './errors.js';
+import { createMemoryRateLimiter, rateLimitHeaders, type RateLimiter } from './rate-limit.js';
+import type { ApiDefinition, AuthResult, RouteDefinition } from './types.js';
+import { createSchemaValidators, splitCommaSeparated, toFieldErrors, type RequestPart } from './validation.js';
+
+export interface RateLimitOptions {
+  /** Ceiling of a token without its own `rateLimitPerMinute`. Default 60, Laravel's API throttle. */
+  defaultTokenPerMinute?: number;
+  /** Ceiling per IP per minute across tokens. Default 600. Ignored when `limiter` is given. */
+  ipPerMinute?: number;
+  /** Clock of the in-memory limiter (ms since the epoch). */
+  now?: () => number;
+  /** A shared store instead of the in-memory window. */
+  limiter?: RateLimiter;
+}
+
+/** Options of `cardApi`. `prefix` is Fastify's own register option (`/api/v1`). */
+export interface CardApiOptions<Handlers = unknown, Auth extends AuthResult = AuthResult> {
+  /** One handler per operation, keyed by operationId. */
+  handlers: Handlers;
+  /**
+   * Resolves a bearer token: null for an unknown token. A known token of an inactive workspace must still be
+   * returned (with its workspace), so that the caller gets 403 `api.workspace_inactive` rather than 401 (D16).
+   */
+  authenticate: (token: string, request: FastifyRequest) => Auth | null | Promise<Auth | null>;
+  prefix?: string;
+  /** Serve `/openapi.yaml` and `/docs`. Default true. */
+  docs?: boolean;
+  /** Per-minute ceilings, or false to switch rate limiting off. */
+  rateLimit?: RateLimitOptions | false;
+  /**
+   * What to do when a handler's body does not match the spec's response schema: `error` (default) logs and
+   * answers 500 `api.internal_error`; `log` logs and sends it; `off` skips the check (fastest).
+   */
+  responseValidation?: 'error' | 'log' | 'off';
+  /** The id sent as `X-Request-Id` and in every error body. Default `req_` + 32 random hex digits. */
+  requestId?: (request: FastifyRequest) => string;
+  /** Answer unknown routes under the prefix with 404 `api.not_found`. Default true. */
+  notFound?: boolean;
+}
+
+/** The request as the plugin hands it to any handler; the generated types narrow each field. */
+interface RuntimeInput {
+  params: unknown;
+  query: unknown;
+  headers: unknown;
+  body: unknown;
+  auth: AuthResult;
+  requestId: string;
+  request: FastifyRequest;
+}
+type RuntimeHandler = (input: RuntimeInput) => unknown;
+
+/** `{ status, body }` from a handler: exactly those two keys and an HTTP status. */
+function isStatusReply(value: unknown): value is { status: number; body: unknown } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  const status = (value as { status?: unknown }).status;
+  return keys.length === 2 && keys.includes('body') && Number.isInteger(status) && (status as number) >= 100 && (status as number) <= 599;
+}
+
+/** A request the framework could not read (bad JSON, empty JSON body, wrong media type, too large). */
+function isUnreadableRequest(error: FastifyError): boolean {
+  const status = error.statusCode ?? 0;
+  return status >= 400 && status < 500 && (error instanceof SyntaxError || (typeof error.code === 'string' && error.code.startsWith('FST_ERR_CTP_')));
+}
+
+function describe(errors: ErrorObject[] | null | undefined): string[] {
+  return (errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`);
+}
+
+/**
+ * Builds the plugin for one API definition. The result registers the operations under whatever prefix it is
+ * registered with.
+ */
+export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInstance, options: CardApiOptions<unknown, AuthResult>) => Promise<void> {
+  return async function cardApiPlugin(instance, options) {
+    const handlers = options.handlers as Readonly<Record<string, RuntimeHandler | undefined>>;
+    const missing = api.routes.filter((route) => typeof handlers[route.operationId] !== 'function').map((route) => route.operationId);
+    if (missing.length > 0) throw new TypeError(`cardApi: no handler for ${missing.join(', ')}`);
+    if (typeof options.authenticate !== 'function') throw new TypeError('cardApi: `authenticate` is required');
+
+    const mode = options.responseValidation ?? 'error';
+    const validators = createSchemaValidators(api.schemas);
+    // fast-json-stringify resolves the routes' `$ref`s against the schemas added to this (encapsulated) context.
+    for (const schema of api.schemas) instance.addSchema(schema);
+
+    const requestIds = new WeakMap<FastifyRequest, string>();
+    const auths = new WeakMap<FastifyRequest, AuthResult>();
+    const routeOf = new WeakMap<FastifyRequest, RouteDefinition>();
+    const makeId = options.requestId ?? (() => `req_${randomUUID().replace(/-/g, '')}`);
+    const limits = options.rateLimit === false ? null : (options.rateLimit ?? {});
+    const limiter = limits ? (limits.limiter ?? createMemoryRateLimiter({ ipPerMinute: limits.ipPerMinute, now: limits.now })) : null;
+
+    // Response validators, compiled at registration so that a schema Ajv cannot handle fails at startup.
+    const responseValidators = new Map<RouteDefinition, Map<number, ValidateFunction>>();
+    if (mode !== 'off') {
+      for (const route of api.routes) {
+        const byStatus = new Map<number, ValidateFunction>();
+        for (const [status, schema] of Object.entries(route.schema.response)) byStatus.set(Number(status), validators.response(schema));
+        responseValidators.set(route, byStatus);
+      }
+    }
+
+    /** Whether `body` may be sent as `status` on `route`; logs a mismatch. False only when it must not be sent. */
+    const conforms = (request: FastifyRequest, route: RouteDefinition | undefined, status: number, body: unknown): boolean => {
+      const validate = route ? responseValidators.get(route)?.get(status) : undefined;
+      if (!validate || validate(body)) return true;
+      request.log.error({ operationId: route?.operationId, status, problems: describe(validate.errors) }, 'card-api: response body does not match the spec');
+      return mode !== 'error';
+    };
+
+    const sendError = (request: FastifyRequest, reply: FastifyReply, status: number, body: ErrorBody, headers: Record<string, string> = {}): FastifyReply => {
+      if (!conforms(request, routeOf.get(request), status, body)) {
+        return reply.code(500).send(errorBody('api.internal_error', 'An unexpected error occurred.', body.error.request_id));
+      }
+      return reply.code(status).headers(headers).send(body);
+    };
+
+    instance.addHook('onRequest', async (request, reply) => {
+      const id = makeId(request);
+      requestIds.set(request, id);
+      reply.header('x-request-id', id);
+    });
+
+    instance.setErrorHandler((error: FastifyError, request, reply) => {
+      const requestId = requestIds.get(request) ?? null;
+      try {
+        if (isApiError(error)) return sendError(request, reply, error.status, error.toBody(requestId), { ...error.headers });
+        if (error.validation) {
+          const part = (error.validationContext ?? 'body') as RequestPart;
+          const fields: FieldErrors = toFieldErrors(error.validation as ErrorObject[], part);
+          return sendError(request, reply, 422, errorBody('validation.failed', 'The request is invalid.', requestId, fields));
+        }
+        if (isUnreadableRequest(error)) {
+          const message = error.statusCode === 415 ? 'The body must be application/json.' : error.statusCode === 413 ? 'The body is too large.' : 'The body is not valid JSON.';
+          return sendError(request, reply, 422, errorBody('validation.failed', 'The request is invalid.', requestId, { body: [message] }));
+        }
+        request.log.error({ err: error }, 'card-api: unhandled error');
+      } catch (handlerError) {
+        request.log.error({ err: handlerError }, 'card-api: error while answering an error');
+      }
+      // Nothing of the original error goes out: no message, no stack, no code.
+      return reply.code(500).send(errorBody('api.internal_error', 'An unexpected error occurred.', requestId));
+    });
+
+    if (options.notFound !== false) {
+      instance.setNotFoundHandler((request, reply) =>
+        sendError(request, reply, 404, errorBody('api.not_found', `No route ${request.method} ${request.url.split('?')[0] ?? ''}.`, requestIds.get(request) ?? null)),
+      );
+    }
+
+    if (options.docs !== false) registerDocs(instance, { title: api.title, openapiYaml: api.openapiYaml });
+
+    for (const route of api.routes) {
+      const handler = handlers[route.operationId] as RuntimeHandler;
+      const { response, ...parts } = route.schema;
+      instance.route({
+        method: route.method,
+        url: route.url,
+        schema: { ...parts, response },
+        config: { operationId: route.operationId },
+        validatorCompiler: ({ schema, httpPart }) =>
+          validators.request(schema as Record<string, unknown>, httpPart as RequestPart, { optional: httpPart === 'body' && !route.bodyRequired }),
+        onRequest: async (request, reply) => {
+          routeOf.set(request, route);
+          const token = bearerToken(request.headers.authorization);
+          const auth = token === null ? null : await options.authenticate(token, request);
+          const denial = checkAccess(auth, route.abilities, request.ip);
+          if (denial || auth === null || token === null) {
+            throw new ApiError(denial?.status ?? 401, denial?.code ?? 'api.unauthenticated', denial?.message ?? 'The bearer token is missing or invalid.');
+          }
+          if (limiter && limits) {
+            const tokenKey = auth.rateLimitKey ?? createHash('sha256').update(token).digest('hex');
+            const decision = await limiter.consume({ tokenKey, tokenLimit: auth.rateLimitPerMinute ?? limits.defaultTokenPerMinute ?? 60, ip: request.ip });
+            reply.headers(rateLimitHeaders(decision));
+            if (!decision.allowed) {
+              throw new ApiError(429, 'api.rate_limited', `Too many requests; retry in ${decision.retryAfter ?? 1} seconds.`);
+            }
+          }
+          auths.set(request, auth);
+        },
+        ...(route.commaSeparatedQuery.length > 0
+          ? { preValidation: async (request: FastifyRequest) => splitCommaSeparated(request.query as Record<string, unknown>, route.commaSeparatedQuery) }
+          : {}),
+        handler: async (request, reply) => {
+          const requestId = requestIds.get(request) ?? '';
+          const result = await handler({
+            params: request.params,
+            query: request.query,
+            headers: request.headers,
+            body: request.body,
+            auth: auths.get(request) as AuthResult,
+            requestId,
+            request,
+          });
+          const [status, body] = isStatusReply(result) ? [result.status, result.body] : [route.successStatus, result];
+          if (!conforms(request, route, status, body)) throw new Error(`${route.operationId} answered ${status} with a body that does not match the spec`);
+          return reply.code(status).send(body);
+        },
+      });
+    }
+  };
+}

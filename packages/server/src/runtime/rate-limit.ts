@@ -1,0 +1,100 @@
+// Copied by gen-card-api from templates/server/rate-limit.ts. Do not edit: change the template and run the generator.
+/**
+ * Per-minute ceilings for every token and every IP (contract section 8), reported with the headers of D5.
+ * The default store is an in-memory fixed window with an injectable clock; a service with several processes
+ * passes its own `RateLimiter` (the sandbox keeps its counters in SQLite).
+ */
+import { normaliseIp } from './auth.js';
+
+/** The state of the binding counter after one request. */
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** Ceiling of the counter that binds: the token's or the IP's, whichever has less left. */
+  limit: number;
+  remaining: number;
+  /** Unix seconds when the current window ends (`X-RateLimit-Reset`). */
+  reset: number;
+  /** Seconds to wait (`Retry-After`), null when allowed. */
+  retryAfter: number | null;
+  scope: 'token' | 'ip';
+}
+
+export interface RateLimitRequest {
+  /** Identifies the token (its `rateLimitKey`, else a hash of it); never the raw token. */
+  tokenKey: string;
+  tokenLimit: number;
+  ip: string;
+}
+
+/** Counts one request against the token's and the IP's windows. */
+export interface RateLimiter {
+  consume(request: RateLimitRequest): RateLimitDecision | Promise<RateLimitDecision>;
+}
+
+export interface MemoryRateLimiterOptions {
+  /** Ceiling per IP per minute, whatever the token. Default 600. */
+  ipPerMinute?: number;
+  /** Milliseconds since the epoch; inject a fake clock in tests. */
+  now?: () => number;
+}
+
+const WINDOW_MS = 60_000;
+
+/**
+ * A fixed one-minute window per token and per IP, in memory. A request over either ceiling is refused and not
+ * counted, so a client that backs off as told by `Retry-After` gets its full ceiling in the next window.
+ */
+export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): RateLimiter {
+  const ipLimit = options.ipPerMinute ?? 600;
+  const now = options.now ?? Date.now;
+  let window = -1;
+  // Only the current window's counts are kept: the map is dropped when the window turns, so memory is bounded
+  // by the number of distinct tokens and IPs seen in one minute.
+  let counts = new Map<string, number>();
+
+  return {
+    consume({ tokenKey, tokenLimit, ip }) {
+      const nowMs = now();
+      const current = Math.floor(nowMs / WINDOW_MS);
+      if (current !== window) {
+        window = current;
+        counts = new Map();
+      }
+      const keys = { token: `t:${tokenKey}`, ip: `i:${normaliseIp(ip)}` };
+      const limits = { token: tokenLimit, ip: ipLimit };
+      const used = { token: counts.get(keys.token) ?? 0, ip: counts.get(keys.ip) ?? 0 };
+      const allowed = used.token < limits.token && used.ip < limits.ip;
+      if (allowed) {
+        used.token += 1;
+        used.ip += 1;
+        counts.set(keys.token, used.token);
+        counts.set(keys.ip, used.ip);
+      }
+      const left = { token: Math.max(0, limits.token - used.token), ip: Math.max(0, limits.ip - used.ip) };
+      // The IP binds when it has less left, or when it is the ceiling that refused this request.
+      const scope = left.ip < left.token || (!allowed && used.ip >= limits.ip && used.token < limits.token) ? 'ip' : 'token';
+      const windowEnd = (current + 1) * WINDOW_MS;
+      return {
+        allowed,
+        limit: limits[scope],
+        remaining: left[scope],
+        reset: Math.ceil(windowEnd / 1000),
+        retryAfter: allowed ? null : Math.max(1, Math.ceil((windowEnd - nowMs) / 1000)),
+        scope,
+      };
+    },
+  };
+}
+
+/** The D5 headers for a decision: limit and remaining always, reset and Retry-After on a refusal. */
+export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+  const headers: Record<string, string> = {
+    'x-ratelimit-limit': String(decision.limit),
+    'x-ratelimit-remaining': String(decision.remaining),
+  };
+  if (!decision.allowed) {
+    headers['x-ratelimit-reset'] = String(decision.reset);
+    headers['retry-after'] = String(decision.retryAfter ?? 1);
+  }
+  return headers;
+}
