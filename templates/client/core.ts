@@ -410,15 +410,20 @@ export class ClientCore {
 
       pending.then(
         async (r) => {
-          const body = r.data;
+          // Duck-typed: a custom fetch may come from another realm or a polyfill.
+          const body = r.data as Partial<ReadableStream<Uint8Array>> | null | undefined;
           if (settled) {
-            if (body instanceof ReadableStream) body.cancel().catch(ignore);
+            if (typeof body?.cancel === 'function') body.cancel().catch(ignore);
             return;
           }
           let text = '';
-          if (r.response.ok && body instanceof ReadableStream) {
-            reader = body.getReader();
-            text = await readText(reader);
+          if (r.response.ok && body != null) {
+            if (typeof body.getReader === 'function') {
+              reader = body.getReader();
+              text = await readText(reader);
+            } else {
+              text = await r.response.text();
+            }
             if (settled) return;
           }
           settled = true;

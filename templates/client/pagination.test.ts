@@ -101,6 +101,14 @@ describe('PagePromise over ClientCore.list', () => {
     expect(urls).toHaveLength(pages);
   });
 
+  it('fetches no further page when the loop breaks', async () => {
+    const { fetch, urls } = pagedServer(10, 2);
+    for await (const row of client(fetch).list<Row>(listCards)) {
+      if (row.id === 2) break;
+    }
+    expect(urls).toHaveLength(1);
+  });
+
   it('shares the first page between await and iteration', async () => {
     const { fetch, urls } = pagedServer(3, 2);
     const list = client(fetch).list<Row>(listCards);
