@@ -10,6 +10,8 @@ function typeName(ref: TypeRef | null, fallback: string): string {
 
 /** The TypeScript type of the success body's `data` (or of a page item). */
 export function resultType(op: OperationModel): string {
+  // A page's `data` is an array; the method yields (and is typed by) its items.
+  if (op.paginated && op.success.type) return op.success.type.schema;
   return typeName(op.success.type, `operations[${quote(op.operationId)}]['responses'][${op.success.status}]['content']['application/json']`);
 }
 

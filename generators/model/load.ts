@@ -53,7 +53,11 @@ export async function loadSpec(specPath: string): Promise<LoadedSpec> {
   try {
     result = await bundle({ ref: file, config, dereference: false });
   } catch (error) {
-    throw new SpecError(displayPath(file), '#', error instanceof Error ? error.message : String(error));
+    // YAML syntax errors arrive as exceptions whose message ends with `(line:column)`.
+    const message = error instanceof Error ? error.message : String(error);
+    const at = /\((\d+):(\d+)\)\s*$/.exec(message);
+    const reason = message.replace(/ in "[^"]*" \(\d+:\d+\)\s*$/, '');
+    throw new SpecError(displayPath(file), '#', reason, at ? Number(at[1]) : undefined, at ? Number(at[2]) : undefined);
   }
   const fatal = result.problems.filter((p) => p.severity === 'error');
   if (fatal.length > 0) throw new SpecErrors(fatal.map((p) => problemToError(file, p)));

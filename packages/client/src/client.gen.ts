@@ -151,8 +151,8 @@ export class CardsResource {
    * @param options `maxItems` bounds iteration; `signal`, `timeoutMs`, `maxRetries`.
    * @returns Awaitable as one page (`data`, `meta`, `links`); async-iterable over every item of every page.
    */
-  list(query?: ListCardsQuery, options?: ListOptions): PagePromise<Card[]> {
-    return this.#core.list<Card[]>(OPERATIONS.listCards, { query }, options);
+  list(query?: ListCardsQuery, options?: ListOptions): PagePromise<Card> {
+    return this.#core.list<Card>(OPERATIONS.listCards, { query }, options);
   }
 
   /**
@@ -171,8 +171,8 @@ export class CardsResource {
    * @param options `maxItems` bounds iteration; `signal`, `timeoutMs`, `maxRetries`.
    * @returns Awaitable as one page (`data`, `meta`, `links`); async-iterable over every item of every page.
    */
-  listConsumptionBills(uuid: string, query?: ListCardConsumptionBillsQuery, options?: ListOptions): PagePromise<ConsumptionBill[]> {
-    return this.#core.list<ConsumptionBill[]>(OPERATIONS.listCardConsumptionBills, { path: { uuid }, query }, options);
+  listConsumptionBills(uuid: string, query?: ListCardConsumptionBillsQuery, options?: ListOptions): PagePromise<ConsumptionBill> {
+    return this.#core.list<ConsumptionBill>(OPERATIONS.listCardConsumptionBills, { path: { uuid }, query }, options);
   }
 
   /**
@@ -189,8 +189,8 @@ export class CardsResource {
    * @param options `maxItems` bounds iteration; `signal`, `timeoutMs`, `maxRetries`.
    * @returns Awaitable as one page (`data`, `meta`, `links`); async-iterable over every item of every page.
    */
-  listTransactions(uuid: string, query?: ListCardTransactionsQuery, options?: ListOptions): PagePromise<CardTransaction[]> {
-    return this.#core.list<CardTransaction[]>(OPERATIONS.listCardTransactions, { path: { uuid }, query }, options);
+  listTransactions(uuid: string, query?: ListCardTransactionsQuery, options?: ListOptions): PagePromise<CardTransaction> {
+    return this.#core.list<CardTransaction>(OPERATIONS.listCardTransactions, { path: { uuid }, query }, options);
   }
 
   /**
@@ -254,8 +254,8 @@ export class LedgerResource {
    * @param options `maxItems` bounds iteration; `signal`, `timeoutMs`, `maxRetries`.
    * @returns Awaitable as one page (`data`, `meta`, `links`); async-iterable over every item of every page.
    */
-  list(query?: ListLedgerEntriesQuery, options?: ListOptions): PagePromise<LedgerEntry[]> {
-    return this.#core.list<LedgerEntry[]>(OPERATIONS.listLedgerEntries, { query }, options);
+  list(query?: ListLedgerEntriesQuery, options?: ListOptions): PagePromise<LedgerEntry> {
+    return this.#core.list<LedgerEntry>(OPERATIONS.listLedgerEntries, { query }, options);
   }
 }
 
@@ -308,8 +308,8 @@ export class OrdersResource {
    * @param options `maxItems` bounds iteration; `signal`, `timeoutMs`, `maxRetries`.
    * @returns Awaitable as one page (`data`, `meta`, `links`); async-iterable over every item of every page.
    */
-  list(query?: ListOrdersQuery, options?: ListOptions): PagePromise<Order[]> {
-    return this.#core.list<Order[]>(OPERATIONS.listOrders, { query }, options);
+  list(query?: ListOrdersQuery, options?: ListOptions): PagePromise<Order> {
+    return this.#core.list<Order>(OPERATIONS.listOrders, { query }, options);
   }
 }
 

@@ -140,10 +140,6 @@ export interface ClientOptions {
 const IDEMPOTENCY_KEY_RE = /^[\x21-\x7E]{1,255}$/;
 const TIMEOUT = Symbol('timeout');
 
-function onAttemptTimeout(ctl: AbortController): void {
-  ctl.abort(TIMEOUT);
-}
-
 function validCount(name: string, v: number | undefined, fallback: number, min: number): number {
   if (v === undefined) return fallback;
   if (!Number.isInteger(v) || v < min) throw new TypeError(`${name} must be an integer >= ${min}, got ${String(v)}`);
@@ -168,10 +164,39 @@ type FetchInit = {
   body: unknown;
   headers: Record<string, string> | undefined;
   signal: AbortSignal | undefined;
-  parseAs: 'text';
+  parseAs: 'stream';
   querySerializer: QuerySerializerFn;
 };
-type RawResult = { data?: unknown; error?: unknown; response: Response };
+type FetchResult = { data?: unknown; error?: unknown; response: Response };
+/** A settled attempt: the success body as text, or openapi-fetch's parsed error body. */
+type RawResult = { response: Response; text: string; error: unknown };
+
+const ignore = (): void => {};
+const decoder = new TextDecoder();
+
+/** Reads a body to the end through a reader the caller can cancel. */
+async function readText(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
+  let first: Uint8Array | undefined;
+  let rest: Uint8Array[] | undefined;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (first === undefined) first = value;
+    else (rest ??= []).push(value);
+  }
+  if (first === undefined) return '';
+  if (rest === undefined) return decoder.decode(first);
+  let size = first.length;
+  for (const c of rest) size += c.length;
+  const all = new Uint8Array(size);
+  all.set(first, 0);
+  let offset = first.length;
+  for (const c of rest) {
+    all.set(c, offset);
+    offset += c.length;
+  }
+  return decoder.decode(all);
+}
 
 /**
  * The request engine shared by all resource classes of one client.
@@ -296,7 +321,7 @@ export class ClientCore {
       body: params?.body,
       headers: idempotencyKey === null ? undefined : { 'X-Idempotency-Key': idempotencyKey },
       signal: undefined,
-      parseAs: 'text',
+      parseAs: 'stream',
       querySerializer: op.query ? this.#serializerFor(op) : this.#defaultSerializer,
     };
 
@@ -327,7 +352,7 @@ export class ClientCore {
       }
 
       const response = raw.response;
-      if (response.ok) return this.#success(raw.data, response, idempotencyKey, attempt, unwrap);
+      if (response.ok) return this.#success(raw.text, response, idempotencyKey, attempt, unwrap);
 
       const status = response.status;
       let retryAfterMs: number | null = null;
@@ -351,9 +376,15 @@ export class ClientCore {
   }
 
   /**
-   * One attempt, bounded by the timeout and the caller's signal. The race matters: a fetch aborts
-   * the body stream through the signal, but a custom fetch or a stalled proxy may not, and the
-   * deadline must hold while the body is still being read.
+   * One attempt, bounded by the timeout and the caller's signal.
+   *
+   * The deadline is a race, not a signal on the Request: linking a signal to every Request costs
+   * undici a WeakRef and a finalizer per call, which doubled the per-call cost in
+   * bench/client-overhead.ts. Instead the success body is read here through a reader, and the
+   * deadline cancels that reader, which closes the connection even if the body stalls mid-stream.
+   * A response that arrives after the deadline has its body cancelled on arrival. The caller's
+   * signal, when given, is also put on the Request, so an explicit abort cuts the connection in
+   * any phase.
    */
   #attempt(
     op: OperationDescriptor,
@@ -361,45 +392,54 @@ export class ClientCore {
     callerSignal: AbortSignal | undefined,
     timeoutMs: number,
   ): Promise<RawResult> {
-    const ctl = new AbortController();
-    const timer = setTimeout(onAttemptTimeout, timeoutMs, ctl);
-    let unlink: (() => void) | undefined;
-    if (callerSignal) {
-      const link = (): void => ctl.abort(callerSignal.reason);
-      callerSignal.addEventListener('abort', link, { once: true });
-      unlink = () => callerSignal.removeEventListener('abort', link);
-    }
-    init.signal = ctl.signal;
-    const pending = this.#client.request(op.method, op.path as never, init as never) as Promise<RawResult>;
+    init.signal = callerSignal;
+    const pending = this.#client.request(op.method, op.path as never, init as never) as Promise<FetchResult>;
     return new Promise<RawResult>((resolve, reject) => {
-      const done = (): void => {
+      let settled = false;
+      let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+      const fail = (reason: unknown): void => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
-        unlink?.();
+        if (onAbort !== undefined) callerSignal?.removeEventListener('abort', onAbort);
+        if (reader !== undefined) reader.cancel().catch(ignore);
+        reject(reason);
       };
-      ctl.signal.addEventListener(
-        'abort',
-        () => {
-          done();
-          reject(ctl.signal.reason);
-        },
-        { once: true },
-      );
+      const timer = setTimeout(fail, timeoutMs, TIMEOUT);
+      const onAbort = callerSignal === undefined ? undefined : (): void => fail(abortReason(callerSignal));
+      if (onAbort !== undefined) callerSignal?.addEventListener('abort', onAbort, { once: true });
+
       pending.then(
-        (r) => {
-          done();
-          resolve(r);
+        async (r) => {
+          // Duck-typed: a custom fetch may come from another realm or a polyfill.
+          const body = r.data as Partial<ReadableStream<Uint8Array>> | null | undefined;
+          if (settled) {
+            if (typeof body?.cancel === 'function') body.cancel().catch(ignore);
+            return;
+          }
+          let text = '';
+          if (r.response.ok && body != null) {
+            if (typeof body.getReader === 'function') {
+              reader = body.getReader();
+              text = await readText(reader);
+            } else {
+              text = await r.response.text();
+            }
+            if (settled) return;
+          }
+          settled = true;
+          clearTimeout(timer);
+          if (onAbort !== undefined) callerSignal?.removeEventListener('abort', onAbort);
+          resolve({ response: r.response, text, error: r.error });
         },
-        (e: unknown) => {
-          done();
-          reject(ctl.signal.aborted ? ctl.signal.reason : e);
-        },
-      );
+        fail,
+      ).catch(fail);
     });
   }
 
-  #success(text: unknown, response: Response, idempotencyKey: string | null, attempts: number, unwrap: boolean): object {
+  #success(text: string, response: Response, idempotencyKey: string | null, attempts: number, unwrap: boolean): object {
     let body: unknown;
-    if (typeof text === 'string' && text !== '') {
+    if (text !== '') {
       try {
         body = JSON.parse(text);
       } catch {
