@@ -88,6 +88,7 @@ describe('ClientCore options', () => {
     ['token with a newline', { token: `${TOKEN}\n`, baseUrl: BASE }, /whitespace or control/],
     ['relative baseUrl', { token: TOKEN, baseUrl: '/api/v1' }, /absolute http\(s\) URL/],
     ['ftp baseUrl', { token: TOKEN, baseUrl: 'ftp://x.test/api/v1' }, /http or https, got ftp:/],
+    ['baseUrl with a query', { token: TOKEN, baseUrl: `${BASE}?x=1` }, /plain API root/],
     ['negative maxRetries', { token: TOKEN, baseUrl: BASE, maxRetries: -1 }, /maxRetries must be an integer >= 0/],
     ['zero timeout', { token: TOKEN, baseUrl: BASE, timeoutMs: 0 }, /timeoutMs must be an integer >= 1/],
   ])('rejects %s with a clear message that never shows the token', (_name, options, message) => {
