@@ -128,6 +128,10 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
       return reply.code(status).headers(headers).send(body);
     };
 
+    // Bodies are JSON (contract section 4): without Fastify's text/plain parser, any other type is a 415,
+    // answered below as a 422 that names the expected type instead of a confusing schema error.
+    instance.removeContentTypeParser('text/plain');
+
     instance.addHook('onRequest', async (request, reply) => {
       const id = makeId(request);
       requestIds.set(request, id);

@@ -1,0 +1,464 @@
+/**
+ * The plugin through a real Fastify server on 127.0.0.1 and fetch, over a small hand-written API definition
+ * (below) that uses the 2020-12 features the spec relies on: type arrays with 'null', const, pattern,
+ * formats, $defs refs, an ability alternative, an optional body and a comma-separated query array.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiError } from './errors.js';
+import { createCardApiPlugin, type CardApiOptions } from './plugin.js';
+import type { ApiDefinition, AuthResult, JsonSchema, RouteDefinition } from './types.js';
+
+
+const ref = (name: string): JsonSchema => ({ $ref: `fixture.json#/$defs/${name}` });
+const errors = { 401: ref('Error'), 403: ref('Error'), 404: ref('Error'), 409: ref('Error'), 422: ref('Error'), 429: ref('Error') };
+
+export const fixtureSchemas: JsonSchema = {
+  $id: 'fixture.json',
+  $defs: {
+    Thing: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['id', 'kind', 'label', 'note', 'at'],
+      properties: {
+        id: { type: 'string', format: 'uuid' },
+        kind: { const: 'thing' },
+        label: { type: 'string', pattern: '^[a-z]+$' },
+        note: { type: ['string', 'null'], maxLength: 5 },
+        at: { type: 'string', format: 'date-time' },
+      },
+    },
+    Tag: { type: 'string', enum: ['red', 'blue'] },
+    Error: {
+      type: 'object',
+      required: ['error'],
+      properties: {
+        error: {
+          type: 'object',
+          required: ['code', 'message', 'request_id'],
+          properties: {
+            code: { type: 'string', enum: ['api.unauthenticated', 'api.workspace_inactive', 'api.ip_not_allowed', 'api.insufficient_ability', 'api.rate_limited', 'api.not_found', 'thing.not_found', 'thing.conflict', 'validation.failed'] },
+            message: { type: 'string' },
+            request_id: { type: ['string', 'null'] },
+            errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+          },
+        },
+      },
+    },
+  },
+};
+
+const thingData: JsonSchema = { type: 'object', required: ['data'], properties: { data: ref('Thing') } };
+const uuidParams: JsonSchema = { type: 'object', required: ['uuid'], properties: { uuid: { type: 'string', format: 'uuid' } } };
+
+function route(partial: Partial<RouteDefinition> & Pick<RouteDefinition, 'operationId' | 'method' | 'url' | 'schema'>): RouteDefinition {
+  return {
+    path: partial.url.replace(/:([A-Za-z_]+)/g, '{$1}'),
+    abilities: [[]],
+    idempotencyHeader: null,
+    successStatus: 200,
+    async: false,
+    commaSeparatedQuery: [],
+    bodyRequired: false,
+    ...partial,
+  };
+}
+
+export const fixtureRoutes: readonly RouteDefinition[] = [
+  route({ operationId: 'ping', method: 'GET', url: '/ping', schema: { response: { 200: { type: 'object', required: ['ok'], properties: { ok: { const: true } } }, ...errors } } }),
+  route({
+    operationId: 'listThings',
+    method: 'GET',
+    url: '/things',
+    abilities: [['things.read'], ['things.write']],
+    commaSeparatedQuery: ['tags'],
+    schema: {
+      querystring: {
+        type: 'object',
+        properties: {
+          page: { type: 'integer', minimum: 1, default: 1 },
+          tags: { type: 'array', items: ref('Tag') },
+          from: { type: 'string', format: 'date-time' },
+        },
+      },
+      response: { 200: { type: 'object', required: ['data'], properties: { data: { type: 'array', items: ref('Thing') } } }, ...errors },
+    },
+  }),
+  route({
+    operationId: 'createThing',
+    method: 'POST',
+    url: '/things',
+    abilities: [['things.write']],
+    successStatus: 202,
+    bodyRequired: true,
+    idempotencyHeader: 'X-Idempotency-Key',
+    schema: {
+      headers: { type: 'object', properties: { 'x-idempotency-key': { type: 'string', pattern: '^[\\x21-\\x7E]{1,255}$' } } },
+      body: ref('Thing'),
+      response: { 202: thingData, ...errors },
+    },
+  }),
+  route({ operationId: 'getThing', method: 'GET', url: '/things/:uuid', abilities: [['things.read']], schema: { params: uuidParams, response: { 200: thingData, ...errors } } }),
+  route({
+    operationId: 'touchThing',
+    method: 'POST',
+    url: '/things/:uuid/touch',
+    abilities: [['things.write']],
+    successStatus: 202,
+    schema: {
+      params: uuidParams,
+      body: { type: 'object', additionalProperties: false, properties: { reason: { type: ['string', 'null'], maxLength: 10 } } },
+      response: { 202: thingData, ...errors },
+    },
+  }),
+];
+
+export const fixtureApi: ApiDefinition = {
+  title: 'Fixture <API>',
+  routes: fixtureRoutes,
+  schemas: [fixtureSchemas],
+  openapiYaml: 'openapi: 3.1.0\ninfo:\n  title: Fixture\n  version: 1.0.0\n',
+};
+
+const THING = { id: '3f6c1a52-8d4e-4b7a-9c21-5e0f7d2b9a14', kind: 'thing', label: 'abc', note: null, at: '2026-11-20T10:00:00Z' };
+const UUID = THING.id;
+
+interface TestAuth extends AuthResult {
+  name: string;
+}
+
+const TOKENS: Record<string, TestAuth> = {
+  reader: { name: 'reader', workspace: { id: 1, status: 'active' }, abilities: ['things.read'], ipAllowlist: [] },
+  writer: { name: 'writer', workspace: { id: 1, status: 'active' }, abilities: ['things.write'], ipAllowlist: ['127.0.0.0/8', '::1/128'] },
+  nothing: { name: 'nothing', workspace: { id: 1, status: 'active' }, abilities: [], ipAllowlist: [] },
+  frozen: { name: 'frozen', workspace: { id: 2, status: 'frozen' }, abilities: ['things.read'], ipAllowlist: ['10.0.0.0/8'] },
+  frozenRevoked: { name: 'frozenRevoked', workspace: { id: 2, status: 'deleted' }, abilities: [], ipAllowlist: [], tokenStatus: 'revoked' },
+  revoked: { name: 'revoked', workspace: { id: 1, status: 'active' }, abilities: ['things.read'], ipAllowlist: [], tokenStatus: 'revoked' },
+  faraway: { name: 'faraway', workspace: { id: 1, status: 'active' }, abilities: ['things.read'], ipAllowlist: ['10.0.0.0/8', '2001:db8::/32'] },
+  slow: { name: 'slow', workspace: { id: 1, status: 'active' }, abilities: ['things.read'], ipAllowlist: [], rateLimitPerMinute: 2, rateLimitKey: 'slow' },
+};
+
+type Calls = Array<{ operationId: string; input: Record<string, unknown> }>;
+
+const apps: FastifyInstance[] = [];
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((app) => app.close()));
+});
+
+async function start(overrides: Partial<CardApiOptions<unknown, TestAuth>> = {}, handlers: Record<string, (input: Record<string, unknown>) => unknown> = {}) {
+  const calls: Calls = [];
+  const logs: string[] = [];
+  const record = (operationId: string, fn: (input: Record<string, unknown>) => unknown) => (input: Record<string, unknown>) => {
+    calls.push({ operationId, input });
+    return fn(input);
+  };
+  const defaults: Record<string, (input: Record<string, unknown>) => unknown> = {
+    ping: () => ({ ok: true }),
+    listThings: () => ({ data: [THING] }),
+    createThing: (input) => ({ data: input.body }),
+    getThing: () => ({ data: THING }),
+    touchThing: () => ({ data: THING }),
+  };
+  const all = Object.fromEntries(Object.entries({ ...defaults, ...handlers }).map(([id, fn]) => [id, record(id, fn)]));
+  const app = Fastify({
+    logger: { level: 'error', stream: { write: (line: string) => void logs.push(line) } },
+  });
+  apps.push(app);
+  await app.register(createCardApiPlugin(fixtureApi), {
+    prefix: '/api/v1',
+    handlers: all,
+    authenticate: (token: string) => TOKENS[token] ?? null,
+    ...overrides,
+  } as CardApiOptions<unknown, AuthResult>);
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  const call = async (method: string, path: string, init: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) => {
+    const headers: Record<string, string> = { ...init.headers };
+    if (init.token) headers.authorization = `Bearer ${init.token}`;
+    let body: string | undefined;
+    if (init.raw !== undefined) body = init.raw;
+    else if (init.body !== undefined) body = JSON.stringify(init.body);
+    if (body !== undefined) headers['content-type'] ??= 'application/json';
+    const res = await fetch(`${base}/api/v1${path}`, { method, headers, body });
+    const text = await res.text();
+    let json: any;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, json };
+  };
+  return { app, call, calls, logs };
+}
+
+describe('validation', () => {
+  it('answers 422 with a field error per broken keyword: format, const, pattern, type arrays, additionalProperties', async () => {
+    const { call, calls } = await start();
+    const res = await call('POST', '/things', { token: 'writer', body: { id: 'not-a-uuid', kind: 'other', label: 'ABC', note: 5, at: 'yesterday', extra: 1 } });
+    expect(res.status).toBe(422);
+    expect(res.json.error.code).toBe('validation.failed');
+    expect(res.json.error.request_id).toBe(res.headers.get('x-request-id'));
+    expect(res.json.error.errors).toEqual({
+      id: ['Must be a valid uuid.'],
+      kind: ['Must be "thing".'],
+      label: ['Must match the pattern ^[a-z]+$.'],
+      note: ['Must be of type string or null.'],
+      at: ['Must be a valid date-time.'],
+      extra: ['This field is not allowed.'],
+    });
+    expect(calls).toEqual([]);
+  });
+
+  it('accepts null where the type array allows it, and never coerces a JSON body', async () => {
+    const { call } = await start();
+    expect((await call('POST', '/things', { token: 'writer', body: THING })).status).toBe(202);
+    const coerced = await call('POST', '/things', { token: 'writer', body: { ...THING, note: 12 } });
+    expect(coerced.json.error.errors).toEqual({ note: ['Must be of type string or null.'] });
+  });
+
+  it('reports a missing required body and missing required fields', async () => {
+    const { call } = await start();
+    expect((await call('POST', '/things', { token: 'writer' })).json.error.errors).toEqual({ body: ['Must be of type object.'] });
+    expect((await call('POST', '/things', { token: 'writer', body: { kind: 'thing' } })).json.error.errors).toEqual({
+      id: ['This field is required.'],
+      label: ['This field is required.'],
+      note: ['This field is required.'],
+      at: ['This field is required.'],
+    });
+  });
+
+  it('lets an optional body be absent but validates it when present', async () => {
+    const { call } = await start();
+    expect((await call('POST', `/things/${UUID}/touch`, { token: 'writer' })).status).toBe(202);
+    expect((await call('POST', `/things/${UUID}/touch`, { token: 'writer', body: { reason: null } })).status).toBe(202);
+    const long = await call('POST', `/things/${UUID}/touch`, { token: 'writer', body: { reason: 'far too long a reason' } });
+    expect(long.json.error.errors).toEqual({ reason: ['Must be at most 10 characters.'] });
+  });
+
+  it('coerces query strings, applies defaults and splits comma-separated arrays', async () => {
+    const { call, calls } = await start();
+    expect((await call('GET', '/things?page=2&tags=red,blue', { token: 'reader' })).status).toBe(200);
+    expect((await call('GET', '/things', { token: 'reader' })).status).toBe(200);
+    expect(calls.map((c) => ({ ...(c.input.query as object) }))).toEqual([{ page: 2, tags: ['red', 'blue'] }, { page: 1 }]);
+    const bad = await call('GET', '/things?page=0&tags=red,green&from=tomorrow', { token: 'reader' });
+    expect(bad.status).toBe(422);
+    expect(bad.json.error.errors).toEqual({ page: ['Must be at least 1.'], 'tags.1': ['Must be one of: red, blue.'], from: ['Must be a valid date-time.'] });
+  });
+
+  it('validates path parameters and headers', async () => {
+    const { call } = await start();
+    expect((await call('GET', '/things/42', { token: 'reader' })).json.error.errors).toEqual({ uuid: ['Must be a valid uuid.'] });
+    const header = await call('POST', '/things', { token: 'writer', body: THING, headers: { 'x-idempotency-key': 'has space' } });
+    expect(header.json.error.errors).toEqual({ 'x-idempotency-key': ['Must match the pattern ^[\\x21-\\x7E]{1,255}$.'] });
+  });
+
+  it.each([
+    ['malformed JSON', { raw: '{"id": ' }, 'The body is not valid JSON.'],
+    ['an empty JSON body', { raw: '' }, 'The body is not valid JSON.'],
+    ['text/plain', { raw: 'id=1', headers: { 'content-type': 'text/plain' } }, 'The body must be application/json.'],
+    ['another media type', { raw: '<id/>', headers: { 'content-type': 'application/xml' } }, 'The body must be application/json.'],
+  ])('answers %s with 422 in the D2 shape', async (_name, init, message) => {
+    const { call } = await start();
+    const res = await call('POST', '/things', { token: 'writer', ...init });
+    expect(res.status).toBe(422);
+    expect(res.json).toEqual({ error: { code: 'validation.failed', message: 'The request is invalid.', request_id: res.headers.get('x-request-id'), errors: { body: [message] } } });
+  });
+});
+
+describe('errors', () => {
+  it('answers an unknown route 404 api.not_found with a request id, token or not', async () => {
+    const { call } = await start();
+    for (const token of [undefined, 'reader']) {
+      const res = await call('GET', '/nowhere', token ? { token } : {});
+      expect(res.status).toBe(404);
+      expect(res.json.error.code).toBe('api.not_found');
+      expect(res.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
+    }
+    expect((await call('DELETE', '/things', { token: 'writer' })).status).toBe(404);
+  });
+
+  it('never leaks the message or stack of an unexpected throw', async () => {
+    const { call, logs } = await start({}, {
+      getThing: () => {
+        throw new Error('connection to postgres://admin:hunter2@db failed');
+      },
+    });
+    const res = await call('GET', `/things/${UUID}`, { token: 'reader' });
+    expect(res.status).toBe(500);
+    expect(res.json).toEqual({ error: { code: 'api.internal_error', message: 'An unexpected error occurred.', request_id: res.headers.get('x-request-id') } });
+    expect(res.text).not.toMatch(/hunter2|stack|postgres|at /);
+    expect(logs.join('')).toContain('hunter2');
+  });
+
+  it('sends an ApiError as is, field errors and headers included, with the rate-limit headers kept', async () => {
+    const { call } = await start({}, {
+      getThing: () => {
+        throw new ApiError(404, 'thing.not_found', 'No such thing.');
+      },
+      createThing: () => {
+        throw new ApiError(422, 'validation.failed', 'The request is invalid.', { label: ['Already taken.'] });
+      },
+    });
+    const missing = await call('GET', `/things/${UUID}`, { token: 'reader' });
+    expect(missing.status).toBe(404);
+    expect(missing.json.error).toMatchObject({ code: 'thing.not_found', message: 'No such thing.' });
+    expect(missing.headers.get('x-ratelimit-limit')).toBe('60');
+    const taken = await call('POST', '/things', { token: 'writer', body: THING });
+    expect(taken.json.error.errors).toEqual({ label: ['Already taken.'] });
+  });
+
+  it('sends { status, body } replies with the documented status', async () => {
+    const { call } = await start({}, {
+      createThing: (input) => ({ status: 409, body: { error: { code: 'thing.conflict', message: 'Exists.', request_id: input.requestId } } }),
+    });
+    const res = await call('POST', '/things', { token: 'writer', body: THING });
+    expect(res.status).toBe(409);
+    expect(res.json.error.request_id).toBe(res.headers.get('x-request-id'));
+  });
+
+  it('turns a body that breaks the response schema into a logged 500, or sends it in log mode', async () => {
+    const wrong = () => ({ data: { ...THING, kind: 'other', label: 7 } });
+    const strict = await start({}, { getThing: wrong });
+    const res = await strict.call('GET', `/things/${UUID}`, { token: 'reader' });
+    expect(res.status).toBe(500);
+    expect(res.json.error.code).toBe('api.internal_error');
+    expect(strict.logs.join('')).toContain('does not match the spec');
+
+    const lenient = await start({ responseValidation: 'log' }, { getThing: wrong });
+    const sent = await lenient.call('GET', `/things/${UUID}`, { token: 'reader' });
+    expect(sent.status).toBe(200);
+    expect(lenient.logs.join('')).toContain('does not match the spec');
+  });
+
+  it('refuses an ApiError whose body breaks the documented error schema', async () => {
+    const { call } = await start({}, {
+      getThing: () => {
+        throw new ApiError(404, 'made.up', 'Not a code of the spec.');
+      },
+    });
+    const res = await call('GET', `/things/${UUID}`, { token: 'reader' });
+    expect(res.status).toBe(500);
+    expect(res.json.error.code).toBe('api.internal_error');
+  });
+
+  it('fails at registration when a handler is missing', async () => {
+    const app = Fastify();
+    apps.push(app);
+    await expect(
+      app.register(createCardApiPlugin(fixtureApi), { handlers: { ping: () => ({ ok: true }) }, authenticate: () => null }).ready(),
+    ).rejects.toThrow(/no handler for listThings, createThing, getThing, touchThing/);
+  });
+});
+
+describe('authentication and access (contract 5, D16)', () => {
+  it.each([
+    ['no Authorization header', undefined, {}, 401, 'api.unauthenticated'],
+    ['another scheme', undefined, { authorization: 'Basic cmVhZGVyOg==' }, 401, 'api.unauthenticated'],
+    ['an unknown token', 'nobody', {}, 401, 'api.unauthenticated'],
+    ['a revoked token', 'revoked', {}, 401, 'api.unauthenticated'],
+    ['a frozen workspace, even with the IP outside the allowlist', 'frozen', {}, 403, 'api.workspace_inactive'],
+    ['a deleted workspace, even with a revoked token', 'frozenRevoked', {}, 403, 'api.workspace_inactive'],
+    ['an IP outside the allowlist (IPv4 and IPv6 entries)', 'faraway', {}, 403, 'api.ip_not_allowed'],
+    ['a token without the ability', 'nothing', {}, 403, 'api.insufficient_ability'],
+    ['a token with the other ability only', 'writer', {}, 403, 'api.insufficient_ability'],
+  ])('refuses %s', async (_name, token, headers, status, code) => {
+    const { call, calls } = await start();
+    const res = await call('GET', `/things/${UUID}`, { ...(token ? { token } : {}), headers });
+    expect(res.status).toBe(status);
+    expect(res.json.error.code).toBe(code);
+    expect(res.headers.get('x-request-id')).toBe(res.json.error.request_id);
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(calls).toEqual([]);
+  });
+
+  it('checks the token before reading the body', async () => {
+    const { call } = await start();
+    expect((await call('POST', '/things', { raw: '{oops' })).json.error.code).toBe('api.unauthenticated');
+  });
+
+  it('accepts any of the ability alternatives, an allowlisted IP, and any valid token where no ability is needed', async () => {
+    const { call, calls } = await start();
+    expect((await call('GET', '/things', { token: 'reader' })).status).toBe(200);
+    expect((await call('GET', '/things', { token: 'writer' })).status).toBe(200);
+    expect((await call('GET', '/ping', { token: 'nothing' })).status).toBe(200);
+    expect((calls[1]?.input.auth as TestAuth).name).toBe('writer');
+  });
+
+  it('passes the token and the request to authenticate', async () => {
+    const seen: string[] = [];
+    const { call } = await start({
+      authenticate: (token, request) => {
+        seen.push(`${token} ${request.method} ${request.url}`);
+        return TOKENS[token] ?? null;
+      },
+    });
+    await call('GET', '/ping', { headers: { authorization: 'bearer   reader' } });
+    expect(seen).toEqual(['reader GET /api/v1/ping']);
+  });
+});
+
+describe('rate limit (D5)', () => {
+  it('answers 429 with Retry-After and X-RateLimit-* over the token ceiling, and lets it through in the next window', async () => {
+    let now = Date.UTC(2026, 10, 20, 10, 0, 15);
+    const { call, calls } = await start({ rateLimit: { now: () => now } });
+    const first = await call('GET', '/things', { token: 'slow' });
+    expect([first.status, first.headers.get('x-ratelimit-limit'), first.headers.get('x-ratelimit-remaining')]).toEqual([200, '2', '1']);
+    expect(first.headers.get('retry-after')).toBeNull();
+    expect((await call('GET', '/things', { token: 'slow' })).headers.get('x-ratelimit-remaining')).toBe('0');
+    const refused = await call('GET', '/things', { token: 'slow' });
+    expect(refused.status).toBe(429);
+    expect(refused.json.error.code).toBe('api.rate_limited');
+    expect(refused.headers.get('retry-after')).toBe('45');
+    expect(refused.headers.get('x-ratelimit-limit')).toBe('2');
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(refused.headers.get('x-ratelimit-reset')).toBe(String(Date.UTC(2026, 10, 20, 10, 1, 0) / 1000));
+    expect(calls).toHaveLength(2);
+    now += 45_000;
+    expect((await call('GET', '/things', { token: 'slow' })).status).toBe(200);
+  });
+
+  it('applies the IP ceiling across tokens', async () => {
+    const { call } = await start({ rateLimit: { ipPerMinute: 2, now: () => 0 } });
+    expect((await call('GET', '/things', { token: 'reader' })).status).toBe(200);
+    expect((await call('GET', '/things', { token: 'writer' })).status).toBe(200);
+    const refused = await call('GET', '/ping', { token: 'nothing' });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('x-ratelimit-limit')).toBe('2');
+  });
+
+  it('can be switched off', async () => {
+    const { call } = await start({ rateLimit: false });
+    const res = await call('GET', '/ping', { token: 'slow' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+});
+
+describe('spec and docs', () => {
+  it('serves the spec and a Swagger UI page from local assets, without a token', async () => {
+    const { call } = await start();
+    const spec = await call('GET', '/openapi.yaml');
+    expect(spec.status).toBe(200);
+    expect(spec.headers.get('content-type')).toMatch(/^application\/yaml/);
+    expect(spec.text).toBe(fixtureApi.openapiYaml);
+
+    const page = await call('GET', '/docs');
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.text).toContain('<title>Fixture &#60;API&#62;</title>');
+    expect(page.text).not.toMatch(/https?:\/\//);
+    const scripts = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(scripts).toEqual(['/api/v1/docs/swagger-ui.css', '/api/v1/docs/favicon-32x32.png', '/api/v1/docs/swagger-ui-bundle.js', '/api/v1/docs/init.js']);
+    for (const asset of scripts) {
+      const res = await call('GET', asset.replace('/api/v1', ''));
+      expect(res.status, asset).toBe(200);
+    }
+    expect((await call('GET', '/docs/init.js')).text).toContain('"/api/v1/openapi.yaml"');
+    expect((await call('GET', '/docs/package.json')).status).toBe(404);
+    expect((await call('GET', '/docs/..%2Fpackage.json')).status).toBe(404);
+  });
+
+  it('can leave the docs out', async () => {
+    const { call } = await start({ docs: false });
+    expect((await call('GET', '/openapi.yaml')).json.error.code).toBe('api.not_found');
+  });
+});
