@@ -8,6 +8,7 @@ import type { GeneratedFile, RenderOptions, Target } from './core/target.js';
 import { DEFAULT_SPEC, REPO_ROOT } from './lint/lint-spec.js';
 import { loadModel, type ApiModel } from './model/index.js';
 import { typesTarget } from './types/index.js';
+import { webhooksTarget } from './webhooks/index.js';
 
 export { checkFiles, writeFiles, unifiedDiff, type CheckResult, type WriteResult } from './core/files.js';
 export { GENERATED_HEADER, type GeneratedFile, type RenderOptions, type Target } from './core/target.js';
@@ -17,7 +18,7 @@ export { renderClient } from './client/index.js';
 export { renderTypesFile } from './types/index.js';
 
 /** Every target, in the order they are rendered. */
-export const TARGETS: readonly Target[] = [typesTarget, clientTarget];
+export const TARGETS: readonly Target[] = [typesTarget, clientTarget, webhooksTarget];
 
 export interface Timings {
   [phase: string]: number;

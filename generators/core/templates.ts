@@ -15,7 +15,10 @@ async function listTemplates(dir: string, base = dir): Promise<Array<{ rel: stri
   const files: Array<{ rel: string; text: string }> = [];
   for (const entry of entries) {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) files.push(...(await listTemplates(full, base)));
+    // Folders such as __fixtures__ hold test-only code and never ship.
+    if (entry.isDirectory()) {
+      if (!entry.name.startsWith('__')) files.push(...(await listTemplates(full, base)));
+    }
     else if (entry.name.endsWith('.ts') && !/\.test(-d)?\.ts$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
       files.push({ rel: path.relative(base, full).split(path.sep).join('/'), text: await readFile(full, 'utf8') });
     }

@@ -237,6 +237,9 @@ export class ClientCore {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new TypeError(`baseUrl must use http or https, got ${url.protocol}`);
     }
+    if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+      throw new TypeError('baseUrl must be a plain API root such as https://api.example.com/api/v1 (no query, fragment or credentials)');
+    }
     this.#token = token;
     this.#maxRetries = validCount('maxRetries', options.maxRetries, 2, 0);
     this.#timeoutMs = validCount('timeoutMs', options.timeoutMs, 30_000, 1);
