@@ -43,5 +43,6 @@ export function toLiteral(value: unknown, indent = ''): string {
  * misalign every line of a multi-line literal.
  */
 export function exportedConst(doc: string, name: string, type: string, initializer: string): string {
-  return `\n/** ${doc} */\nexport const ${name}: ${type} = ${initializer};`;
+  const jsdoc = doc.includes('\n') ? `/**\n${doc.split('\n').map((line) => ` *${line ? ` ${line}` : ''}`).join('\n')}\n */` : `/** ${doc} */`;
+  return `\n${jsdoc}\nexport const ${name}: ${type} = ${initializer};`;
 }

@@ -6,10 +6,11 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { StructureKind, VariableDeclarationKind, type StatementStructures } from 'ts-morph';
+import { StructureKind, type StatementStructures } from 'ts-morph';
 import { docText, printFile, quote } from '../core/print.js';
 import type { GeneratedFile } from '../core/target.js';
 import type { ApiModel, OperationModel } from '../model/index.js';
+import { exportedConst } from './literal.js';
 
 /** First line of every scaffolded file: unmarked as generated, since it is meant to be edited. */
 export const SCAFFOLD_HEADER = '// Scaffolded by gen-card-api server --scaffold. Yours to edit: the generator never overwrites this file.';
@@ -26,45 +27,28 @@ function inputParts(op: OperationModel): string {
 }
 
 function handlerFile(op: OperationModel): string {
-  const statements: StatementStructures[] = [
+  const statements: Array<string | StatementStructures> = [
     {
       kind: StructureKind.ImportDeclaration,
       moduleSpecifier: '@card-api/server',
       namedImports: [{ name: 'ApiError' }, { name: 'CardApiHandlers', isTypeOnly: true }],
     },
-    {
-      kind: StructureKind.VariableStatement,
-      isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
-      docs: [`\`${op.method.toUpperCase()} ${op.path}\`: ${docText(op.summary)}.\n\nThe input carries ${inputParts(op)}.`],
-      declarations: [
-        {
-          name: op.operationId,
-          type: `CardApiHandlers[${quote(op.operationId)}]`,
-          initializer: [
-            'async (_input) => {',
-            `  throw new ApiError(501, 'api.not_implemented', ${quote(`${op.operationId} is not implemented yet.`)});`,
-            '}',
-          ].join('\n'),
-        },
-      ],
-    },
+    exportedConst(
+      `\`${op.method.toUpperCase()} ${op.path}\`: ${docText(op.summary)}.\n\nThe input carries ${inputParts(op)}.`,
+      op.operationId,
+      `CardApiHandlers[${quote(op.operationId)}]`,
+      `async (_input) => {\n  throw new ApiError(501, 'api.not_implemented', ${quote(`${op.operationId} is not implemented yet.`)});\n}`,
+    ),
   ];
   return printFile(statements, { header: SCAFFOLD_HEADER });
 }
 
 function indexFile(model: ApiModel): string {
   const ids = model.operations.map((op) => op.operationId);
-  const statements: StatementStructures[] = [
+  const statements: Array<string | StatementStructures> = [
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: '@card-api/server', isTypeOnly: true, namedImports: [{ name: 'CardApiHandlers' }] },
-    ...ids.map((id): StatementStructures => ({ kind: StructureKind.ImportDeclaration, moduleSpecifier: `./${id}.js`, namedImports: [{ name: id }] })),
-    {
-      kind: StructureKind.VariableStatement,
-      isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
-      docs: ['Every handler, for `app.register(cardApi, { handlers, authenticate })`.'],
-      declarations: [{ name: 'handlers', type: 'CardApiHandlers', initializer: `{\n${ids.map((id) => `  ${id},`).join('\n')}\n}` }],
-    },
+    ...ids.map((id): string | StatementStructures => ({ kind: StructureKind.ImportDeclaration, moduleSpecifier: `./${id}.js`, namedImports: [{ name: id }] })),
+    exportedConst('Every handler, for `app.register(cardApi, { handlers, authenticate })`.', 'handlers', 'CardApiHandlers', `{\n${ids.map((id) => `  ${id},`).join('\n')}\n}`),
   ];
   return printFile(statements, { header: SCAFFOLD_HEADER });
 }

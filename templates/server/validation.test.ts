@@ -5,7 +5,7 @@ const shared = { $id: 'v.json', $defs: { Nullable: { anyOf: [{ type: 'object', r
 
 describe('toFieldErrors', () => {
   const validators = createSchemaValidators([shared]);
-  const errorsFor = (schema: object, data: unknown, part: 'body' | 'querystring' = 'body') => {
+  const errorsFor = (schema: Record<string, unknown>, data: unknown, part: 'body' | 'querystring' = 'body') => {
     const validate = validators.request(schema, part);
     expect(validate(data)).toBe(false);
     return toFieldErrors(validate.errors ?? [], part);
