@@ -35,7 +35,7 @@ function problemToError(file: string, problem: NormalizedProblem): SpecError {
 }
 
 /** Loads, bundles and validates a spec file; throws `SpecError`/`SpecErrors` with file and pointer. */
-export async function loadSpec(specPath: string): Promise<LoadedSpec> {
+export async function loadSpec(specPath: string, options: { cache?: boolean } = {}): Promise<LoadedSpec> {
   const file = path.resolve(specPath);
   let bytes: Buffer;
   try {
@@ -45,7 +45,7 @@ export async function loadSpec(specPath: string): Promise<LoadedSpec> {
     throw new SpecError(displayPath(file), '#', code === 'ENOENT' ? 'file not found' : `cannot read the file (${code ?? String(error)})`);
   }
   const hash = createHash('sha256').update(bytes).digest('hex');
-  const cached = cache.get(`${file}\0${hash}`);
+  const cached = options.cache === false ? undefined : cache.get(`${file}\0${hash}`);
   if (cached) return cached;
 
   const config = await createConfig({});
