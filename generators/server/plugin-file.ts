@@ -1,5 +1,5 @@
 /** `plugin.gen.ts`: the runtime plugin bound to this spec's route table, schemas and handler types. */
-import { StructureKind, type StatementStructures } from 'ts-morph';
+import { StructureKind, VariableDeclarationKind, type StatementStructures } from 'ts-morph';
 import { printFile, quote } from '../core/print.js';
 import type { ServerContext } from './context.js';
 
@@ -17,25 +17,45 @@ export function renderPluginFile(ctx: ServerContext): string {
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: './spec.gen.js', namedImports: [{ name: 'openapiYaml' }] },
     `\nconst plugin = createCardApiPlugin({ title: ${quote(ctx.model.title)}, routes, schemas: [componentSchemas], openapiYaml });`,
     {
-      kind: StructureKind.Function,
-      name: 'cardApi',
+      kind: StructureKind.TypeAlias,
+      name: 'CardApiPlugin',
       isExported: true,
       typeParameters: [{ name: 'Auth', constraint: 'AuthResult', default: 'AuthResult' }],
-      parameters: [
-        { name: 'instance', type: 'FastifyInstance' },
-        { name: 'options', type: 'CardApiOptions<CardApiHandlers<Auth>, Auth>' },
-      ],
-      returnType: 'Promise<void>',
+      docs: ['The plugin, typed for the `Auth` your `authenticate` returns.'],
+      type: '(instance: FastifyInstance, options: CardApiOptions<CardApiHandlers<Auth>, Auth>) => Promise<void>',
+    },
+    {
+      kind: StructureKind.VariableStatement,
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
       docs: [
         [
           `The ${ctx.model.title} as a Fastify plugin: every operation with its spec schemas, bearer auth,`,
-          'rate limits, D2 error bodies, `/openapi.yaml` and `/docs`.',
+          'rate limits, D2 error bodies, `/openapi.yaml` and `/docs`. Not generic, so that `register` types the',
+          'options from it; use `cardApiFor<MyAuth>()` for handlers that receive your own auth type.',
           '',
           '@example',
           "await app.register(cardApi, { prefix: '/api/v1', handlers, authenticate: (token) => tokens.get(token) ?? null });",
         ].join('\n'),
       ],
-      statements: ['return plugin(instance, options);'],
+      declarations: [{ name: 'cardApi', type: 'CardApiPlugin', initializer: '(instance, options) => plugin(instance, options)' }],
+    },
+    {
+      kind: StructureKind.Function,
+      name: 'cardApiFor',
+      isExported: true,
+      typeParameters: [{ name: 'Auth', constraint: 'AuthResult' }],
+      returnType: 'CardApiPlugin<Auth>',
+      docs: [
+        [
+          '`cardApi` typed for your own auth result: `authenticate` returns `Auth` and every handler receives it.',
+          '',
+          '@example',
+          "await app.register(cardApiFor<SandboxAuth>(), { handlers, authenticate: (token) => auth.resolve(token) });",
+        ].join('\n'),
+      ],
+      // The runtime treats the auth result opaquely, so the one plugin serves every Auth.
+      statements: ['return cardApi as unknown as CardApiPlugin<Auth>;'],
     },
   ];
   return printFile(statements);

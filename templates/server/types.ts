@@ -74,9 +74,9 @@ type ResponsesOf<Op> = Op extends { responses: infer R } ? R : never;
 type RequestBodyOf<Op> = Op extends { requestBody?: infer RB }
   ? [NonNullable<RB>] extends [never]
     ? undefined
-    : Empty extends Pick<Op, 'requestBody'>
-      ? JsonContent<NonNullable<RB>> | undefined
-      : JsonContent<NonNullable<RB>>
+    : Op extends { requestBody: unknown }
+      ? JsonContent<NonNullable<RB>>
+      : JsonContent<NonNullable<RB>> | undefined
   : undefined;
 
 /** The documented statuses of an openapi-typescript operation. */

@@ -7,14 +7,24 @@ import { type AuthResult, type CardApiOptions, createCardApiPlugin } from './run
 import { openapiYaml } from './spec.gen.js';
 
 const plugin = createCardApiPlugin({ title: 'Card Issuing Developer API', routes, schemas: [componentSchemas], openapiYaml });
-
+/** The plugin, typed for the `Auth` your `authenticate` returns. */
+export type CardApiPlugin<Auth extends AuthResult = AuthResult> = (instance: FastifyInstance, options: CardApiOptions<CardApiHandlers<Auth>, Auth>) => Promise<void>;
 /**
  * The Card Issuing Developer API as a Fastify plugin: every operation with its spec schemas, bearer auth,
- * rate limits, D2 error bodies, `/openapi.yaml` and `/docs`.
+ * rate limits, D2 error bodies, `/openapi.yaml` and `/docs`. Not generic, so that `register` types the
+ * options from it; use `cardApiFor<MyAuth>()` for handlers that receive your own auth type.
  *
  * @example
  * await app.register(cardApi, { prefix: '/api/v1', handlers, authenticate: (token) => tokens.get(token) ?? null });
  */
-export function cardApi<Auth extends AuthResult = AuthResult>(instance: FastifyInstance, options: CardApiOptions<CardApiHandlers<Auth>, Auth>): Promise<void> {
-  return plugin(instance, options);
+export const cardApi: CardApiPlugin = (instance, options) => plugin(instance, options);
+
+/**
+ * `cardApi` typed for your own auth result: `authenticate` returns `Auth` and every handler receives it.
+ *
+ * @example
+ * await app.register(cardApiFor<SandboxAuth>(), { handlers, authenticate: (token) => auth.resolve(token) });
+ */
+export function cardApiFor<Auth extends AuthResult>(): CardApiPlugin<Auth> {
+  return cardApi as unknown as CardApiPlugin<Auth>;
 }
