@@ -8,6 +8,7 @@ import { accountBalance, post, requireWorkspace } from './ledger.js';
 import { fmt, money, Money, parseRequestAmount, percentFee } from './money.js';
 import { insertOrder, loadCard, loadOrder, openOrdersOfCard, toAcceptedOrder, type CardRow, type OrderRow } from './orders.js';
 import { paginate, parsePageQuery, type PageQuery } from './pagination.js';
+import { createCardTransactionReads, type CardTransactionReads } from './transactions.js';
 import {
   CARD_STATUSES,
   CARDHOLDER_TYPES,
@@ -31,12 +32,12 @@ export interface CardListQuery extends PageQuery {
 }
 
 /**
- * Card reads and the five card writes. Each write answers at once with the accepted Order
+ * Card reads (with the transaction rows and consumption bills of `transactions.ts`) and the five card writes. Each write answers at once with the accepted Order
  * (202 semantics) and the outcome follows asynchronously (see `orders.ts`). Errors are
  * `SandboxError`s: 404 `card.not_found`, 409 `card.state_conflict` / `idempotency.key_reused`,
  * 422 `validation.failed` / `card_product.unavailable`, 402 `wallet.insufficient_balance`.
  */
-export interface CardsService {
+export interface CardsService extends CardTransactionReads {
   list(workspaceId: number, query?: CardListQuery, basePath?: string): Paginated<CardListRow>;
   get(workspaceId: number, uuid: string): CardDetail;
   /** `POST /cards`: holds `initial_topup_amount` + `card_issue_fixed` (D21) and creates the card in `pending_issue`. */
@@ -376,5 +377,6 @@ export function createCardsService(ctx: Context): CardsService {
     freeze: stateChange('freeze'),
     unfreeze: stateChange('unfreeze'),
     close: stateChange('close'),
+    ...createCardTransactionReads(ctx),
   };
 }

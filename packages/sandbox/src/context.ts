@@ -14,6 +14,14 @@ export interface ResolvedOptions {
   ipRateLimitPerMinute: number;
   /** Source of randomness for fake card data (PAN digits, CVV, expiry); never for token secrets. */
   random: () => number;
+  /** Waits before each redelivery (D19), on the sandbox clock; the last value repeats if attempts outnumber it. */
+  webhookRetryScheduleMs: readonly number[];
+  /** Failed attempts of one delivery after which its endpoint is disabled (D19: 8). */
+  webhookMaxAttempts: number;
+  /** Real-time limit of one delivery attempt (connect, headers and body). */
+  webhookTimeoutMs: number;
+  /** Age (sandbox clock) after which a zero-amount probe's bill shows `expired`. */
+  probeExpiryMs: number;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Context } from './context.js';
 import type { SandboxEvent } from './types.js';
+import { enqueueDeliveries } from './webhooks.js';
 
 interface EventRow {
   id: number;
@@ -16,7 +17,8 @@ function toEnvelope(row: EventRow): SandboxEvent {
 /**
  * Inserts an event into the outbox. Must be called inside the write transaction that makes
  * the state change, so that the event exists exactly when the change does; the row id is the
- * stable `event_id` (section 6.1). `occurred_at` is the transaction's clock time.
+ * stable `event_id` (section 6.1). `occurred_at` is the transaction's clock time. The deliveries
+ * to the subscribed endpoints are queued in the same transaction (see `enqueueDeliveries`).
  */
 export function recordEvent(ctx: Context, workspaceId: number, event: string, data: Record<string, unknown>): SandboxEvent {
   if (!ctx.db.inTransaction) throw new Error(`recordEvent(${event}) outside a write transaction`);
@@ -24,6 +26,7 @@ export function recordEvent(ctx: Context, workspaceId: number, event: string, da
   const json = JSON.stringify(data);
   const info = ctx.db.prepare('INSERT INTO events (workspace_id, event, occurred_at, data) VALUES (?, ?, ?, ?)').run(workspaceId, event, occurredAt, json);
   const envelope: SandboxEvent = { event, event_id: Number(info.lastInsertRowid), occurred_at: occurredAt, workspace_id: workspaceId, data: JSON.parse(json) as Record<string, unknown> };
+  enqueueDeliveries(ctx, envelope);
   ctx.queueEvent(envelope);
   return envelope;
 }

@@ -16,6 +16,21 @@ export type { CatalogueService } from './catalogue.js';
 export type { EventsService } from './events.js';
 export type { OrderListQuery, OrdersService } from './orders.js';
 export type { SecretsService } from './secrets.js';
+export { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_SCHEDULE_MS, httpTransport } from './delivery.js';
+export type { DeliveriesService, DeliveryListQuery, DeliveryRunResult, WebhookRequest, WebhookTransport } from './delivery.js';
+export type { RegisterEndpointInput, WebhooksService } from './webhooks.js';
+export type {
+  AuthorizeInput,
+  CardTransactionQuery,
+  CardTransactionReads,
+  ConsumptionBillQuery,
+  DeclineInput,
+  MerchantInput,
+  PartialAmountInput,
+  ResolveChargebackInput,
+  SimulateService,
+} from './transactions.js';
+export type { RiskFreezeInput, RiskPenaltyInput, RiskPenaltyResult, RiskService } from './risk.js';
 export type { CreateTokenInput, CreateWorkspaceInput, CreatedToken, DepositInput, WorkspaceAdmin } from './workspaces.js';
 export { DEFAULT_PER_PAGE, MAX_PER_PAGE } from './pagination.js';
 export { IDEMPOTENCY_WINDOW_MS } from './idempotency.js';

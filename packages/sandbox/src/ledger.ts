@@ -17,6 +17,7 @@ import { LEDGER_REASON_CODES, type LedgerReasonCode, type LedgerRow, type Pagina
  * | `card`             | money loaded on one card (`account_card_uuid`): `card_balance`    |
  * | `platform.revenue` | fees the platform earned from this workspace                      |
  * | `external.deposit` | the outside world deposits come from (goes negative as money enters) |
+ * | `platform.settlement` | card spend paid out to the networks for this workspace (net of refunds) |
  *
  * Wallet `balance` = `wallet.available` + `wallet.held`; `available` = `balance` - `held_balance`.
  *
@@ -26,8 +27,15 @@ import { LEDGER_REASON_CODES, type LedgerReasonCode, type LedgerRow, type Pagina
  * - `held_release`: wallet.held -> wallet.available (order failed)
  * - `held_capture`: wallet.held -> card; `card_issue_fee` / `card_topup_fee`: wallet.held -> platform.revenue (order completed)
  * - `card_close_refund`: card -> wallet.available (close stage 2)
+ * - `card_spend`: card -> platform.settlement (a capture); `card_spend_refund`: platform.settlement -> card (a merchant refund)
+ * - `card_spend_reversal`: platform.settlement -> card (a chargeback resolved for the cardholder)
+ * - `card_post_close_refund`: platform.settlement -> wallet.available (a refund or won chargeback after the card closed)
+ * - `risk_penalty`: card -> platform.revenue
+ *
+ * Authorization holds are not postings: they stay on the card (`held_amount`) until a capture
+ * moves money or a reversal drops them.
  */
-export const ACCOUNT_CODES = ['wallet.available', 'wallet.held', 'card', 'platform.revenue', 'external.deposit'] as const;
+export const ACCOUNT_CODES = ['wallet.available', 'wallet.held', 'card', 'platform.revenue', 'platform.settlement', 'external.deposit'] as const;
 export type AccountCode = (typeof ACCOUNT_CODES)[number];
 
 /** One side of a posting. */

@@ -210,6 +210,97 @@ INSERT INTO card_products (id, code, display_name, description, currency, bin, i
   '2.00', '0.00', '0.0050', '100.00', '50.00', 'ads_pro');
 `,
   },
+  {
+    version: 3,
+    name: 'webhook endpoints, RSA key, deliveries, card-secrets jobs',
+    sql: `
+-- The signing secret is stored in clear because the sandbox must sign with it; it is returned
+-- once by registerEndpoint and never listed.
+CREATE TABLE webhook_endpoints (
+  id INTEGER PRIMARY KEY,
+  workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+  url TEXT NOT NULL,
+  events TEXT NOT NULL,
+  secret TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('active', 'disabled')),
+  disabled_reason TEXT CHECK (disabled_reason IN ('manual', 'failing')),
+  description TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  disabled_at TEXT
+);
+CREATE INDEX webhook_endpoints_workspace ON webhook_endpoints (workspace_id, status);
+
+-- One RSA public key per workspace (contract 2.10); the fingerprint is D15's.
+CREATE TABLE workspace_public_keys (
+  workspace_id INTEGER PRIMARY KEY REFERENCES workspaces(id),
+  public_key_pem TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+
+-- One row per (endpoint, event). body is the envelope serialised once, so every attempt sends
+-- the same bytes. 'sending' marks a claimed attempt; a restart turns it back into 'pending'.
+CREATE TABLE webhook_deliveries (
+  id INTEGER PRIMARY KEY,
+  workspace_id INTEGER NOT NULL,
+  endpoint_id INTEGER NOT NULL REFERENCES webhook_endpoints(id),
+  event_id INTEGER NOT NULL REFERENCES events(id),
+  event TEXT NOT NULL,
+  body TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'sending', 'succeeded', 'failed', 'cancelled')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at_ms INTEGER,
+  last_attempt_at TEXT,
+  last_status INTEGER,
+  last_error TEXT,
+  delivered_at TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  UNIQUE (endpoint_id, event_id)
+);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at_ms) WHERE status = 'pending';
+
+-- Issued cards whose card.issued.secrets event still has to be encrypted (asynchronously) and recorded.
+CREATE TABLE secrets_event_jobs (
+  card_uuid TEXT PRIMARY KEY REFERENCES cards(uuid),
+  workspace_id INTEGER NOT NULL,
+  created_at TEXT NOT NULL
+);
+`,
+  },
+  {
+    version: 4,
+    name: 'card transactions',
+    sql: `
+-- One row per network event (contract 2.5), never updated: the row a webhook carried is the row
+-- GET /cards/{uuid}/transactions shows. Rows of one purchase share supplier_txn_id (D23).
+CREATE TABLE card_transactions (
+  id INTEGER PRIMARY KEY,
+  uuid TEXT NOT NULL UNIQUE,
+  workspace_id INTEGER NOT NULL,
+  card_uuid TEXT NOT NULL REFERENCES cards(uuid),
+  supplier_txn_id TEXT NOT NULL,
+  type TEXT NOT NULL CHECK (type IN ('authorization', 'capture', 'refund', 'reversal', 'decline', 'chargeback_opened', 'chargeback_resolved')),
+  status TEXT NOT NULL CHECK (status IN ('pending', 'posted', 'reversed', 'failed')),
+  amount TEXT NOT NULL,
+  currency TEXT NOT NULL,
+  merchant_amount TEXT NOT NULL,
+  merchant_currency TEXT NOT NULL,
+  fx_rate TEXT,
+  merchant TEXT NOT NULL,
+  auth_code TEXT,
+  decline_reason TEXT,
+  -- Sandbox bookkeeping, not part of the row shape: the chargeback outcome.
+  resolution TEXT,
+  occurred_at TEXT NOT NULL,
+  posted_at TEXT,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX card_transactions_card ON card_transactions (card_uuid, id);
+CREATE INDEX card_transactions_purchase ON card_transactions (supplier_txn_id, id);
+`,
+  },
 ];
 
 /** Applies every migration newer than the database's `user_version`. */

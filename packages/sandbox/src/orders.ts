@@ -5,6 +5,7 @@ import { cardBase, recordEvent } from './events.js';
 import { accountBalance, post } from './ledger.js';
 import { fmt, money, Money } from './money.js';
 import { paginate, parsePageQuery, type PageQuery } from './pagination.js';
+import { queueSecretsEvent } from './webhooks.js';
 import { ORDER_FAILURE_REASONS, ORDER_STATUSES, ORDER_TYPES, type AcceptedOrder, type CardStatus, type Order, type OrderFailureReason, type OrderStatus, type OrderType, type Paginated } from './types.js';
 
 /** An order as stored. `credit_amount` / `fee_amount` split `held_amount` into what the card gets and what the platform earns (D21). */
@@ -86,7 +87,8 @@ export function loadCard(ctx: Context, uuid: string): CardRow | undefined {
   return ctx.db.prepare<[string], CardRow>('SELECT * FROM cards WHERE uuid = ?').get(uuid);
 }
 
-function setCard(ctx: Context, uuid: string, fields: Partial<Record<keyof CardRow, string | number | null>>): CardRow {
+/** Updates card columns (and `updated_at`); returns the card after. Runs inside the caller's write transaction. */
+export function setCard(ctx: Context, uuid: string, fields: Partial<Record<keyof CardRow, string | number | null>>): CardRow {
   const names = Object.keys(fields);
   const values = Object.values(fields);
   ctx.db.prepare(`UPDATE cards SET ${names.map((n) => `${n} = ?`).join(', ')}, updated_at = ? WHERE uuid = ?`).run(...values, ctx.nowIso(), uuid);
@@ -174,6 +176,8 @@ function completeOrder(ctx: Context, order: OrderRow): void {
   }
   ctx.db.prepare(`UPDATE orders SET status = 'completed', completed_at = ?, updated_at = ?, next_step_at_ms = NULL WHERE id = ?`).run(now, now, order.id);
   recordEvent(ctx, order.workspace_id, 'order.completed', { order_uuid: order.uuid, type: order.type, held_amount: order.held_amount, currency: order.currency, card_uuid: card.uuid, completed_at: now });
+  // card.issued.secrets needs an async encryption, so it is queued here and recorded by the delivery worker, after order.completed.
+  if (order.type === 'issue_card') queueSecretsEvent(ctx, order.workspace_id, card.uuid);
 }
 
 function failOrder(ctx: Context, order: OrderRow, reason: OrderFailureReason): void {
@@ -227,6 +231,8 @@ export function finishClose(ctx: Context, cardUuid: string): void {
     if (card === undefined) throw new SandboxError(404, 'card.not_found', `No card ${cardUuid}.`);
     if (card.status !== 'pending_close') throw new SandboxError(409, 'card.state_conflict', `The card is ${card.status}; only a pending_close card can finish closing.`);
     if (openOrdersOfCard(ctx, cardUuid).length > 0) throw new SandboxError(409, 'card.state_conflict', 'The close order of this card has not completed yet.');
+    // "In-flight transactions settle first" (3.2): stage 2 waits until every hold is captured or reversed.
+    if (money(card.held_amount).greaterThan(0)) throw new SandboxError(409, 'card.state_conflict', `The card still holds ${card.held_amount} ${card.currency} in pending authorizations.`);
     const balance = accountBalance(ctx, card.workspace_id, card.currency, 'card', card.uuid);
     const refund = balance.isPositive() ? balance : new Money(0);
     post(ctx, {
@@ -278,7 +284,9 @@ export function runDue(ctx: Context): number {
       } catch (error) {
         // A close that cannot finish yet (its order still running) waits for the next due check.
         if (!(error instanceof SandboxError)) throw error;
-        ctx.write(() => ctx.db.prepare('UPDATE cards SET close_due_at_ms = ? WHERE uuid = ?').run(now + Math.max(1, ctx.options.orderLatencyMs), card.uuid));
+        // Waiting on holds has no due time: the capture or reversal that ends the last hold re-arms stage 2 (see transactions.ts).
+        const held = money(loadCard(ctx, card.uuid)?.held_amount ?? '0').greaterThan(0);
+        ctx.write(() => ctx.db.prepare('UPDATE cards SET close_due_at_ms = ? WHERE uuid = ?').run(held ? null : now + Math.max(1, ctx.options.orderLatencyMs), card.uuid));
       }
     }
     steps++;

@@ -9,7 +9,11 @@ import { SandboxError } from './errors.js';
 import { createEventsService, type EventsService } from './events.js';
 import { auditLedger, createLedgerService, createWalletService, type LedgerService, type WalletService } from './ledger.js';
 import { checkFailureReason, createOrdersService, finishClose, loadCard, NEXT_ISSUE, nextDueMs, runDue, type OrdersService } from './orders.js';
+import { createDeliveryWorker, DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_SCHEDULE_MS, httpTransport, type DeliveriesService, type DeliveryWorker, type WebhookTransport } from './delivery.js';
+import { createRiskService, type RiskService } from './risk.js';
 import { createSecretsService, type SecretsService } from './secrets.js';
+import { createSimulateService, type SimulateService } from './transactions.js';
+import { createWebhooksService, type WebhooksService } from './webhooks.js';
 import { ABILITIES, type OrderFailureReason, type SandboxEvent, type Workspace } from './types.js';
 import { createWorkspaceAdmin, type WorkspaceAdmin } from './workspaces.js';
 
@@ -34,6 +38,16 @@ export interface SandboxOptions {
   rateLimits?: { tokenPerMinute?: number; ipPerMinute?: number };
   /** Receives errors of background work and of `onEvent` listeners; default `console.error`. */
   onError?: (error: unknown) => void;
+  /** Waits before each webhook redelivery, on the sandbox clock; default D19's 10 s, 30 s, 2 min, 10 min, 1 h, 3 h, 6 h. */
+  webhookRetryScheduleMs?: readonly number[];
+  /** Failed attempts of one delivery that disable its endpoint; default 8 (D19). */
+  webhookMaxAttempts?: number;
+  /** Real-time limit of one delivery attempt; default 10000 ms. */
+  webhookTimeoutMs?: number;
+  /** Sends deliveries; default `httpTransport` (node:http/https, one connection per attempt). */
+  webhookTransport?: WebhookTransport;
+  /** Age after which a zero-amount probe's bill shows `expired`; default 7 days. */
+  probeExpiryMs?: number;
 }
 
 /** Sandbox controls beyond the contract: workspaces, tokens, money, forced outcomes. */
@@ -67,6 +81,14 @@ export interface Sandbox {
   readonly ledger: LedgerService;
   readonly events: EventsService;
   readonly secrets: SecretsService;
+  /** Webhook endpoints and the RSA public key (developer settings; control API, not public API). */
+  readonly webhooks: WebhooksService;
+  /** Webhook deliveries: inspection and the asynchronous runner. */
+  readonly deliveries: DeliveriesService;
+  /** Simulated card network events: authorizations, captures, reversals, refunds, declines, chargebacks. */
+  readonly simulate: SimulateService;
+  /** Unilateral freezes and risk penalties. */
+  readonly risk: RiskService;
   readonly clock: Clock;
   /** The raw database, for inspection by tests and tools; writing to it bypasses every invariant. */
   readonly db: Database.Database;
@@ -76,7 +98,13 @@ export interface Sandbox {
    * Needs a clock with `advance`.
    */
   advance(ms: number): void;
-  /** Runs the work due at the current clock time; returns the number of steps. */
+  /**
+   * Like `advance`, and also runs the asynchronous work (webhook deliveries, `card.issued.secrets`
+   * encryption) at each due time on the way, awaiting every attempt. The way to drive
+   * deliveries with a manual clock.
+   */
+  advanceAsync(ms: number): Promise<void>;
+  /** Runs the synchronous work (orders, close stage 2) due at the current clock time; returns the number of steps. Deliveries: `deliveries.runDue()`. */
   runDue(): number;
   /** Creates (or, on a reopened file, finds) the `default` workspace: USD, 10000.00 deposited, and mints a token with every ability. */
   seedDefaultWorkspace(): SeededWorkspace;
@@ -109,9 +137,15 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     defaultTokenRateLimitPerMinute: options.rateLimits?.tokenPerMinute ?? 120,
     ipRateLimitPerMinute: options.rateLimits?.ipPerMinute ?? 600,
     random: options.random ?? (() => randomInt(0, 2 ** 32) / 2 ** 32),
+    webhookRetryScheduleMs: retrySchedule(options.webhookRetryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS),
+    webhookMaxAttempts: positiveInt('webhookMaxAttempts', options.webhookMaxAttempts ?? DEFAULT_MAX_ATTEMPTS),
+    webhookTimeoutMs: nonNegative('webhookTimeoutMs', options.webhookTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS),
+    probeExpiryMs: nonNegative('probeExpiryMs', options.probeExpiryMs ?? 7 * 24 * 3_600_000),
   };
   const db = openDatabase(options.db ?? ':memory:');
   const listeners = new Set<(event: SandboxEvent) => void>();
+  // Assigned right after the context: the worker's own start-up write already re-arms the timer.
+  let worker: DeliveryWorker | undefined;
   let timer: NodeJS.Timeout | undefined;
   let armedFor: number | null = null;
   let closed = false;
@@ -128,10 +162,23 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     }
   };
 
+  /** Earliest due time of the delivery worker's work, unless it is running (its end re-arms). */
+  const asyncDueMs = (): number | null => (worker === undefined || worker.running ? null : worker.nextDueMs());
+
+  /** Starts the delivery worker when its work is due; it never runs inside a caller's write. */
+  const kickWorker = (): void => {
+    const due = asyncDueMs();
+    if (worker === undefined || closed || due === null || due > ctx.nowMs()) return;
+    worker
+      .runDue()
+      .catch(onError)
+      .finally(() => arm());
+  };
+
   /** Keeps one real timer pointed at the earliest due work (only with autoRun). */
   const arm = (): void => {
     if (!autoRun || closed) return;
-    const due = nextDueMs(ctx);
+    const due = earliest(nextDueMs(ctx), asyncDueMs());
     if (due === armedFor && timer !== undefined) return;
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
@@ -146,6 +193,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         } catch (error) {
           onError(error);
         }
+        kickWorker();
         arm();
       },
       Math.min(2 ** 31 - 1, Math.max(0, due - ctx.nowMs())),
@@ -155,6 +203,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
   const ctx: Context = createContext(db, clock, resolved, publish, () => arm());
 
+  const deliveryWorker = createDeliveryWorker(ctx, options.webhookTransport ?? httpTransport, onError);
+  worker = deliveryWorker;
   const workspaceAdmin = createWorkspaceAdmin(ctx);
   const admin: SandboxAdmin = {
     ...workspaceAdmin,
@@ -180,6 +230,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     ledger: createLedgerService(ctx),
     events: createEventsService(ctx, listeners),
     secrets: createSecretsService(ctx),
+    webhooks: createWebhooksService(ctx),
+    deliveries: deliveryWorker,
+    simulate: createSimulateService(ctx),
+    risk: createRiskService(ctx),
     clock,
     db,
     advance(ms) {
@@ -197,6 +251,26 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       runDue(ctx);
       arm();
     },
+    async advanceAsync(ms) {
+      const move = clock.advance?.bind(clock);
+      if (move === undefined) throw new Error('advanceAsync needs a clock with an advance(ms) method');
+      nonNegative('ms', ms);
+      const target = ctx.nowMs() + ms;
+      // Bounded: every round either moves the clock or ends work (a delivery runs out of attempts).
+      for (let round = 0; round < 100_000; round++) {
+        const due = earliest(nextDueMs(ctx), deliveryWorker.nextDueMs());
+        if (due === null || due > target) break;
+        const now = ctx.nowMs();
+        if (due > now) move(due - now);
+        runDue(ctx);
+        await deliveryWorker.runDue();
+      }
+      const now = ctx.nowMs();
+      if (target > now) move(target - now);
+      runDue(ctx);
+      await deliveryWorker.runDue();
+      arm();
+    },
     runDue: () => runDue(ctx),
     seedDefaultWorkspace() {
       const existing = db.prepare<[], { id: number }>(`SELECT id FROM workspaces WHERE slug = 'default'`).get();
@@ -209,6 +283,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     },
     close() {
       closed = true;
+      deliveryWorker.close();
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
       if (db.open) db.close();
@@ -217,6 +292,20 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
   arm();
   return sandbox;
+}
+
+function earliest(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.min(a, b);
+}
+
+function positiveInt(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be an integer >= 1, got ${value}`);
+  return value;
+}
+
+function retrySchedule(schedule: readonly number[]): readonly number[] {
+  if (!Array.isArray(schedule) || schedule.length === 0) throw new RangeError('webhookRetryScheduleMs must be a non-empty array of delays');
+  return Object.freeze(schedule.map((ms, i) => nonNegative(`webhookRetryScheduleMs[${i}]`, ms)));
 }
 
 function nonNegative(name: string, value: number): number {

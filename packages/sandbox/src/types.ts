@@ -234,3 +234,152 @@ export interface SandboxEvent {
   workspace_id: number;
   data: Record<string, unknown>;
 }
+
+/** The 14 webhook event codes of contract section 6.4. */
+export const WEBHOOK_EVENT_CODES = [
+  'order.completed',
+  'order.failed',
+  'card.issued.secrets',
+  'card.transaction.authorized',
+  'card.transaction.captured',
+  'card.transaction.reversed',
+  'card.transaction.declined',
+  'card.transaction.refunded',
+  'card.transaction.chargeback_opened',
+  'card.frozen',
+  'card.unfrozen',
+  'card.close_initiated',
+  'card.closed',
+  'card.risk.penalty_applied',
+] as const;
+export type WebhookEventCode = (typeof WEBHOOK_EVENT_CODES)[number];
+
+export const TRANSACTION_TYPES = ['authorization', 'capture', 'refund', 'reversal', 'decline', 'chargeback_opened', 'chargeback_resolved'] as const;
+export type TransactionType = (typeof TRANSACTION_TYPES)[number];
+
+export const TRANSACTION_STATUSES = ['pending', 'posted', 'reversed', 'failed'] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+
+export const DECLINE_REASONS = ['insufficient_funds', 'card_frozen', 'avs_mismatch', 'cvv_mismatch', 'risk_blocked', 'other'] as const;
+export type DeclineReason = (typeof DECLINE_REASONS)[number];
+
+/** `origin` of `card.frozen` / `card.close_initiated` (D9). */
+export type ActionOrigin = 'workspace' | 'platform_risk' | 'issuer';
+
+/** Merchant of a card transaction (section 2.5). */
+export interface Merchant {
+  raw_name: string;
+  canonical_merchant_id: string | null;
+  canonical_name: string | null;
+  /** Four digits. */
+  mcc: string | null;
+  /** 2-letter country code. */
+  country: string | null;
+}
+
+/** Merchant of a consumption bill (section 2.6): the transaction merchant without `canonical_merchant_id`. */
+export type MerchantSummary = Omit<Merchant, 'canonical_merchant_id'>;
+
+/**
+ * Card transaction row (section 2.5), the same object as `data.transaction` of every
+ * `card.transaction.*` event. `supplier_txn_id` is the undocumented grouping key D23 allows.
+ */
+export interface CardTransaction {
+  uuid: string;
+  type: TransactionType;
+  status: TransactionStatus;
+  amount: string;
+  currency: string;
+  merchant_amount: string;
+  merchant_currency: string;
+  fx_rate: string | null;
+  merchant: Merchant;
+  auth_code: string | null;
+  decline_reason: DeclineReason | null;
+  occurred_at: string | null;
+  posted_at: string | null;
+  created_at: string | null;
+  supplier_txn_id: string;
+}
+
+export const CONSUMPTION_BILL_KINDS = ['purchase', 'refund', 'decline', 'chargeback', 'other'] as const;
+export type ConsumptionBillKind = (typeof CONSUMPTION_BILL_KINDS)[number];
+
+export const CONSUMPTION_BILL_STATUSES = ['authorized', 'settled', 'reversed', 'expired', 'declined', 'refunded', 'chargeback_opened', 'chargeback_resolved'] as const;
+export type ConsumptionBillStatus = (typeof CONSUMPTION_BILL_STATUSES)[number];
+
+/** Consumption bill (section 2.6): one purchase, its rows merged. */
+export interface ConsumptionBill {
+  id: number;
+  kind: ConsumptionBillKind;
+  status: ConsumptionBillStatus;
+  amount: string;
+  currency: string;
+  authorized_amount: string | null;
+  settled_amount: string | null;
+  merchant_amount: string;
+  merchant_currency: string;
+  fx_rate: string | null;
+  merchant: MerchantSummary | null;
+  auth_code: string | null;
+  decline_reason: DeclineReason | null;
+  occurred_at: string;
+  settled_at: string | null;
+  lines: CardTransaction[];
+}
+
+/** A registered webhook endpoint (section 2.10) as listed: never with its signing secret. */
+export interface WebhookEndpoint {
+  id: number;
+  workspace_id: number;
+  url: string;
+  /** Subscribed codes or `<prefix>.*` patterns; `'*'` = every event. */
+  events: string[] | '*';
+  status: 'active' | 'disabled';
+  /** `manual` (disableEndpoint) or `failing` (D19: a delivery failed 8 times). */
+  disabled_reason: 'manual' | 'failing' | null;
+  description: string | null;
+  created_at: string;
+  disabled_at: string | null;
+}
+
+/** `registerEndpoint`'s answer: the endpoint plus its signing secret, the only time it is shown. */
+export interface CreatedWebhookEndpoint extends WebhookEndpoint {
+  secret: string;
+}
+
+/** The workspace's RSA public key (section 6.6, D15). */
+export interface WorkspacePublicKey {
+  workspace_id: number;
+  /** Normalised SPKI PEM. */
+  public_key_pem: string;
+  /** Lowercase hex SHA-256 of the DER SubjectPublicKeyInfo (D15). */
+  key_fingerprint: string;
+  created_at: string;
+}
+
+export const DELIVERY_STATUSES = ['pending', 'sending', 'succeeded', 'failed', 'cancelled'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/**
+ * One event's delivery to one endpoint. `failed` = the attempts ran out (the endpoint was
+ * disabled); `cancelled` = the endpoint was disabled while it waited.
+ */
+export interface WebhookDelivery {
+  id: number;
+  workspace_id: number;
+  endpoint_id: number;
+  event_id: number;
+  event: string;
+  /** The exact bytes (UTF-8) POSTed on every attempt. */
+  body: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_attempt_at: string | null;
+  /** HTTP status of the last attempt; null after a network error or timeout. */
+  last_status: number | null;
+  last_error: string | null;
+  delivered_at: string | null;
+  created_at: string;
+}
