@@ -7,6 +7,7 @@ import { clientTarget } from './client/index.js';
 import type { GeneratedFile, RenderOptions, Target } from './core/target.js';
 import { DEFAULT_SPEC, REPO_ROOT } from './lint/lint-spec.js';
 import { loadModel, type ApiModel } from './model/index.js';
+import { serverTarget } from './server/index.js';
 import { typesTarget } from './types/index.js';
 import { webhooksTarget } from './webhooks/index.js';
 
@@ -16,9 +17,10 @@ export { formatLintReport, lintSpec, DEFAULT_SPEC, REPO_ROOT, type LintReport } 
 export { loadModel, loadSpec, SpecError, SpecErrors, type ApiModel } from './model/index.js';
 export { renderClient } from './client/index.js';
 export { renderTypesFile } from './types/index.js';
+export { scaffoldHandlers, writeScaffold } from './server/index.js';
 
 /** Every target, in the order they are rendered. */
-export const TARGETS: readonly Target[] = [typesTarget, clientTarget, webhooksTarget];
+export const TARGETS: readonly Target[] = [typesTarget, clientTarget, serverTarget, webhooksTarget];
 
 export interface Timings {
   [phase: string]: number;

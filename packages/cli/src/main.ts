@@ -20,6 +20,8 @@ import {
   renderClient,
   renderTargets,
   renderTypesFile,
+  scaffoldHandlers,
+  writeScaffold,
   targetDirs,
   timed,
   writeFiles,
@@ -95,6 +97,27 @@ export function buildProgram(): Command {
       .option('--timings', 'print the time of each phase')
       .action((opts: CommonOptions & { out?: string }) => generateTarget(name, opts));
   }
+
+  program
+    .command('webhooks')
+    .description('generate @card-api/webhooks: event types, guards and fixtures over the verification runtime (packages/webhooks)')
+    .addOption(specOption())
+    .option('--timings', 'print the time of each phase')
+    .action((opts: CommonOptions) => generateTarget('webhooks', opts));
+
+  program
+    .command('server')
+    .description('generate @card-api/server (packages/server); --scaffold <dir> writes one handler file per operation, never overwriting')
+    .addOption(specOption())
+    .option('--scaffold <dir>', 'write handler stubs into <dir>; existing files are left untouched')
+    .option('--timings', 'print the time of each phase')
+    .action(async (opts: CommonOptions & { scaffold?: string }) => {
+      if (!opts.scaffold) return generateTarget('server', opts);
+      const { model } = await renderTargets([], { spec: opts.spec });
+      const result = await writeScaffold(opts.scaffold, scaffoldHandlers(model, opts.scaffold));
+      for (const file of result.written) console.log(`wrote   ${file}`);
+      for (const file of result.skipped) console.log(`kept    ${file} (exists; never overwritten)`);
+    });
 
   program
     .command('all')
