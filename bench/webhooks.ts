@@ -21,8 +21,9 @@ import { build } from 'esbuild';
 import Stripe from 'stripe';
 import { Bench } from 'tinybench';
 import { realisticBody } from '../templates/webhooks/__fixtures__/events.js';
-import { constructEvent, signPayload } from '../templates/webhooks/index.js';
-import { constructEventAsync } from '../templates/webhooks/web.js';
+// The published package's entries: the generated bindings over the runtime, as users import them.
+import { constructEvent, signPayload } from '../packages/webhooks/src/index.js';
+import { constructEventAsync } from '../packages/webhooks/src/web.js';
 
 const SECRET = 'whsec_bench_7d0e2a563b1f4c8e9a6d2f5b8c1e4a90';
 const text = realisticBody();
@@ -94,7 +95,7 @@ ratio('ours: constructEventAsync', 'stripe: constructEventAsync');
 ratio('ours: constructEventAsync', 'ours: constructEvent');
 
 // ---- bundle sizes ----
-const root = fileURLToPath(new URL('../templates/webhooks/', import.meta.url));
+const root = fileURLToPath(new URL('../packages/webhooks/src/', import.meta.url));
 async function gzipSize(entries: string[], platform: 'node' | 'neutral', external: string[]): Promise<{ min: number; gz: number }> {
   const contents = entries.map((e) => `export * from './${e}';`).join('\n');
   const out = await build({
