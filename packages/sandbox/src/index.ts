@@ -35,3 +35,4 @@ export type { CreateTokenInput, CreateWorkspaceInput, CreatedToken, DepositInput
 export { DEFAULT_PER_PAGE, MAX_PER_PAGE } from './pagination.js';
 export { IDEMPOTENCY_WINDOW_MS } from './idempotency.js';
 export * from './types.js';
+export * from './http/index.js';

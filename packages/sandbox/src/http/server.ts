@@ -1,0 +1,140 @@
+/**
+ * The sandbox as a running HTTP service: a Fastify app with the generated `cardApi` plugin under `/api/v1`
+ * (docs at `/api/v1/docs`, spec at `/api/v1/openapi.yaml`) over one sandbox, listening on loopback by default.
+ */
+import { cardApiFor } from '@card-api/server';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { createSandbox, type Sandbox, type SandboxOptions } from '../sandbox.js';
+import { sandboxAuthenticate, sandboxRateLimiter, type SandboxAuth } from './auth.js';
+import { sandboxHandlers } from './handlers.js';
+
+/** The API prefix the sandbox serves under. */
+export const SANDBOX_PREFIX = '/api/v1';
+
+/** Options of {@link startSandbox}. */
+export interface StartSandboxOptions {
+  /** Port to listen on; 0 picks a free one. Default 4010. */
+  port?: number;
+  /** Address to listen on. Default `127.0.0.1` (loopback only). */
+  host?: string;
+  /** SQLite file; state, the default workspace and its token survive a restart. Default in memory. */
+  db?: string;
+  /** Delay of each order step; default the sandbox's (50 ms). */
+  orderLatencyMs?: number;
+  /** Create (or, on a reopened file, find) the default workspace and its every-ability token. Default true. */
+  seed?: boolean;
+  /** Fastify's logger option (true, false or a pino config). Default false. */
+  logger?: boolean | Record<string, unknown>;
+  /** Further `createSandbox` options (rate limits, close delay, webhook transport...). */
+  sandboxOptions?: Omit<SandboxOptions, 'db' | 'orderLatencyMs'>;
+}
+
+/** A running sandbox service. */
+export interface RunningSandbox {
+  /** API root including the prefix, such as `http://127.0.0.1:4010/api/v1`. */
+  baseUrl: string;
+  /** The default workspace's token (every ability); null when `seed` is false. */
+  token: string | null;
+  /** Id of that token (for `sandbox.admin.revokeToken`), null when `seed` is false. */
+  tokenId: number | null;
+  /** True when `token` was minted by this start, false when it was read back from the database file. */
+  tokenMinted: boolean;
+  sandbox: Sandbox;
+  app: FastifyInstance;
+  /** Stops the server (in-flight requests finish, idle connections close), then the sandbox's timers and database. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Side table for the default token. Tokens are stored hashed by the domain, so a restart could only prove a
+ * token valid, not print it; the sandbox keeps its own default token's value here so that a restart on the
+ * same file prints the same, still valid token. It is a local sandbox file: never a production pattern.
+ */
+const DEFAULT_TOKEN_TABLE = 'http_sandbox_default_token';
+
+/**
+ * The default workspace's token: the stored one if it still authenticates, else a freshly seeded one
+ * (`seedDefaultWorkspace` creates the workspace on first use and mints a token every call), which is stored.
+ */
+function defaultToken(sandbox: Sandbox): { token: string; tokenId: number; minted: boolean } {
+  sandbox.db.exec(`CREATE TABLE IF NOT EXISTS ${DEFAULT_TOKEN_TABLE} (slot INTEGER PRIMARY KEY CHECK (slot = 1), token TEXT NOT NULL, token_id INTEGER NOT NULL)`);
+  const stored = sandbox.db.prepare<[], { token: string; token_id: number }>(`SELECT token, token_id FROM ${DEFAULT_TOKEN_TABLE} WHERE slot = 1`).get();
+  if (stored !== undefined) {
+    try {
+      // Any IP: the default token has no allowlist; a revoked token or a frozen workspace throws.
+      const auth = sandbox.auth.authenticate(stored.token, '127.0.0.1');
+      if (auth.tokenId === stored.token_id) return { token: stored.token, tokenId: stored.token_id, minted: false };
+    } catch {
+      // Revoked, or its workspace is no longer active: seed a new one below.
+    }
+  }
+  const seeded = sandbox.seedDefaultWorkspace();
+  sandbox.db
+    .prepare(`INSERT INTO ${DEFAULT_TOKEN_TABLE} (slot, token, token_id) VALUES (1, ?, ?) ON CONFLICT (slot) DO UPDATE SET token = excluded.token, token_id = excluded.token_id`)
+    .run(seeded.token, seeded.tokenId);
+  return { token: seeded.token, tokenId: seeded.tokenId, minted: true };
+}
+
+/**
+ * Builds the Fastify app of a sandbox without listening: `cardApi` under `/api/v1` with the sandbox's
+ * handlers, authentication and SQLite rate limiter. The caller owns both the app and the sandbox.
+ */
+export async function buildSandboxApp(sandbox: Sandbox, options: { logger?: StartSandboxOptions['logger'] } = {}): Promise<FastifyInstance> {
+  const app = Fastify({ logger: options.logger ?? false });
+  await app.register(cardApiFor<SandboxAuth>(), {
+    prefix: SANDBOX_PREFIX,
+    handlers: sandboxHandlers(sandbox, { prefix: SANDBOX_PREFIX }),
+    authenticate: sandboxAuthenticate(sandbox),
+    rateLimit: { limiter: sandboxRateLimiter(sandbox) },
+  });
+  return app;
+}
+
+/**
+ * Starts the sandbox as an HTTP service.
+ *
+ * @example
+ * const { baseUrl, token, close } = await startSandbox({ port: 0 });
+ * const client = new CardApiClient({ baseUrl, token: token! });
+ * await client.ping();
+ * await close();
+ */
+export async function startSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
+  const { port = 4010, host = '127.0.0.1', seed = true } = options;
+  const sandboxOptions: SandboxOptions = { ...options.sandboxOptions };
+  if (options.db !== undefined) sandboxOptions.db = options.db;
+  if (options.orderLatencyMs !== undefined) sandboxOptions.orderLatencyMs = options.orderLatencyMs;
+  const sandbox = createSandbox(sandboxOptions);
+  let app: FastifyInstance | undefined;
+  try {
+    const seeded = seed ? defaultToken(sandbox) : null;
+    app = await buildSandboxApp(sandbox, { logger: options.logger ?? false });
+    await app.listen({ port, host });
+    const address = app.server.address();
+    if (address === null || typeof address === 'string') throw new Error(`sandbox: unexpected listen address ${String(address)}`);
+    const hostPart = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
+    const baseUrl = `http://${hostPart}:${address.port}${SANDBOX_PREFIX}`;
+    const running = app;
+    let closing: Promise<void> | undefined;
+    return {
+      baseUrl,
+      token: seeded?.token ?? null,
+      tokenId: seeded?.tokenId ?? null,
+      tokenMinted: seeded?.minted ?? false,
+      sandbox,
+      app: running,
+      close: () =>
+        (closing ??= (async () => {
+          try {
+            await running.close();
+          } finally {
+            sandbox.close();
+          }
+        })()),
+    };
+  } catch (error) {
+    await app?.close().catch(() => undefined);
+    sandbox.close();
+    throw error;
+  }
+}
