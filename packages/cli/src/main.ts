@@ -28,6 +28,7 @@ import {
   type GeneratedFile,
   type Timings,
 } from '../../../generators/index.js';
+import { registerSandboxCommand } from './commands/sandbox.js';
 
 interface CommonOptions {
   spec?: string;
@@ -176,6 +177,7 @@ export function buildProgram(): Command {
       else process.stdout.write(text);
     });
 
+  registerSandboxCommand(program);
   return program;
 }
 
