@@ -5,7 +5,7 @@
  * a typo) fails instead of passing silently.
  */
 import { readFileSync } from 'node:fs';
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { SPEC_PATH } from './spec.js';
@@ -77,8 +77,8 @@ export class SpecValidator {
   }
 
   /** Errors of a webhook body against the schema the spec declares for that event. */
-  webhookErrors(body: { event?: unknown }): string[] {
-    const name = String(body.event);
+  webhookErrors(body: unknown): string[] {
+    const name = String((body as { event?: unknown } | null)?.event);
     const hook = this.document.webhooks?.[name]?.post;
     if (!hook) return [`no webhook ${name} in the spec`];
     const ref = hook.requestBody.content['application/json'].schema.$ref as string;
