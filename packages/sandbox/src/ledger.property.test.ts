@@ -11,6 +11,9 @@ const amount = fc
   .oneof({ arbitrary: fc.integer({ min: 500, max: 50_000 }), weight: 6 }, { arbitrary: fc.integer({ min: 0, max: 1_000 }), weight: 1 }, { arbitrary: fc.integer({ min: 0, max: 2_000_000 }), weight: 1 })
   .map((cents) => (cents / 100).toFixed(2));
 
+/** Card spend: small against the usual card balances, zero (a probe) now and then. */
+const spend = fc.oneof({ arbitrary: fc.integer({ min: 1, max: 6_000 }), weight: 9 }, { arbitrary: fc.constant(0), weight: 1 }).map((cents) => (cents / 100).toFixed(2));
+
 /** Mostly no key, sometimes one of a few shared keys, so that replays and 409 reuse both happen. */
 const key = fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: fc.constantFrom('k1', 'k2', 'k3'), weight: 1 });
 
@@ -20,7 +23,14 @@ type Op =
   | { op: 'freeze' | 'unfreeze' | 'close' | 'finishClose'; card: number }
   | { op: 'deposit'; amount: string; fee: string; currency: 'USD' | 'EUR' }
   | { op: 'failNext'; card: number | 'next-issue'; reason: (typeof ORDER_FAILURE_REASONS)[number] }
-  | { op: 'advance'; ms: number };
+  | { op: 'advance'; ms: number }
+  | { op: 'authorize'; card: number; amount: string; fx: boolean }
+  | { op: 'capture' | 'refund' | 'chargeback'; purchase: number; partial: boolean }
+  | { op: 'reverse'; purchase: number }
+  | { op: 'resolve'; purchase: number; outcome: 'cardholder' | 'merchant' }
+  | { op: 'decline'; card: number; amount: string }
+  | { op: 'penalty'; card: number; amount: string }
+  | { op: 'riskFreeze'; card: number; origin: 'platform_risk' | 'issuer' };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ op: fc.constant('issue' as const), product: fc.constantFrom(1, 1, 2, 3, 4), amount, key }), weight: 3 },
@@ -29,10 +39,21 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ op: fc.constant('deposit' as const), amount, fee: fc.constantFrom('0.00', '0.50', '1.99'), currency: fc.constantFrom('USD' as const, 'EUR' as const) }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant('failNext' as const), card: fc.oneof(fc.nat(5), fc.constant('next-issue' as const)), reason: fc.constantFrom(...ORDER_FAILURE_REASONS) }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant('advance' as const), ms: fc.constantFrom(0, 10, 50, 100, 1000, 5000) }), weight: 3 },
+  { arbitrary: fc.record({ op: fc.constant('authorize' as const), card: fc.nat(5), amount: spend, fx: fc.boolean() }), weight: 5 },
+  { arbitrary: fc.record({ op: fc.constantFrom('capture' as const, 'capture' as const, 'refund' as const, 'chargeback' as const), purchase: fc.nat(8), partial: fc.boolean() }), weight: 6 },
+  { arbitrary: fc.record({ op: fc.constant('reverse' as const), purchase: fc.nat(8) }), weight: 1 },
+  { arbitrary: fc.record({ op: fc.constant('resolve' as const), purchase: fc.nat(8), outcome: fc.constantFrom('cardholder' as const, 'merchant' as const) }), weight: 2 },
+  { arbitrary: fc.record({ op: fc.constant('decline' as const), card: fc.nat(5), amount }), weight: 1 },
+  { arbitrary: fc.record({ op: fc.constant('penalty' as const), card: fc.nat(5), amount: spend }), weight: 1 },
+  { arbitrary: fc.record({ op: fc.constant('riskFreeze' as const), card: fc.nat(5), origin: fc.constantFrom('platform_risk' as const, 'issuer' as const) }), weight: 1 },
 );
 
-function apply(sandbox: Sandbox, ws: number, cards: string[], o: Op): void {
+/** Half of a decimal string, rounded down to cents (a partial amount that is always valid when the whole is). */
+const half = (value: string): string => new Money(value).dividedBy(2).toDecimalPlaces(2, Money.ROUND_DOWN).toFixed(2);
+
+function apply(sandbox: Sandbox, ws: number, cards: string[], o: Op, purchases: string[] = []): void {
   const card = (i: number): string => cards[i % Math.max(1, cards.length)] ?? '00000000-0000-4000-8000-000000000000';
+  const purchase = (i: number): string => purchases[i % Math.max(1, purchases.length)] ?? 'sbx_txn_none';
   try {
     switch (o.op) {
       case 'issue': {
@@ -59,6 +80,35 @@ function apply(sandbox: Sandbox, ws: number, cards: string[], o: Op): void {
         break;
       case 'advance':
         sandbox.advance(o.ms);
+        break;
+      case 'authorize': {
+        const fx = o.fx && o.amount !== '0.00' ? { merchant_currency: 'EUR', merchant_amount: half(o.amount) === '0.00' ? o.amount : half(o.amount) } : {};
+        const row = sandbox.simulate.authorize(ws, card(o.card), { amount: o.amount, ...fx });
+        if (row.type === 'authorization') purchases.push(row.supplier_txn_id);
+        break;
+      }
+      case 'capture':
+      case 'refund':
+      case 'chargeback': {
+        const rows = sandbox.db.prepare('SELECT amount FROM card_transactions WHERE supplier_txn_id = ? ORDER BY id LIMIT 1').get(purchase(o.purchase)) as { amount: string } | undefined;
+        const partial = o.partial && rows !== undefined && half(rows.amount) !== '0.00' ? { amount: half(rows.amount) } : undefined;
+        sandbox.simulate[o.op](ws, purchase(o.purchase), partial);
+        break;
+      }
+      case 'reverse':
+        sandbox.simulate.reverse(ws, purchase(o.purchase));
+        break;
+      case 'resolve':
+        sandbox.simulate.resolveChargeback(ws, purchase(o.purchase), { outcome: o.outcome });
+        break;
+      case 'decline':
+        sandbox.simulate.decline(ws, card(o.card), { merchant_amount: o.amount, reason: 'other' });
+        break;
+      case 'penalty':
+        sandbox.risk.penalty(ws, card(o.card), { amount: o.amount });
+        break;
+      case 'riskFreeze':
+        sandbox.risk.freeze(ws, card(o.card), { origin: o.origin });
         break;
     }
   } catch (error) {
@@ -97,11 +147,35 @@ function checkInvariants(sandbox: Sandbox, ws: number): void {
     expect(w.balance).toBe(new Money(available).plus(held).toFixed(2));
     expect(new Money(w.available).isNegative()).toBe(false);
   }
-  for (const c of sandbox.cards.list(ws, { per_page: 100 }).data) expect(c.card_balance).toBe(get(`${c.currency}|card|${c.uuid}`));
+  for (const c of sandbox.cards.list(ws, { per_page: 100 }).data) {
+    expect(c.card_balance).toBe(get(`${c.currency}|card|${c.uuid}`));
+    // Holds: never negative, always covered by the balance, and exactly the open real-money authorizations.
+    const detail = sandbox.cards.get(ws, c.uuid);
+    expect(new Money(detail.held_amount).isNegative()).toBe(false);
+    expect(new Money(detail.available_balance).isNegative()).toBe(false);
+    const open = sandbox.db
+      .prepare(
+        `SELECT a.amount FROM card_transactions a WHERE a.card_uuid = ? AND a.type = 'authorization'
+           AND NOT EXISTS (SELECT 1 FROM card_transactions b WHERE b.supplier_txn_id = a.supplier_txn_id AND b.type IN ('capture', 'reversal'))`,
+      )
+      .all(c.uuid) as { amount: string }[];
+    expect(detail.held_amount).toBe(open.reduce((sum, r) => sum.plus(r.amount), new Money(0)).toFixed(2));
+  }
+  // What the networks got = captures - refunds - chargebacks won, from the rows alone.
+  const txns = sandbox.db.prepare('SELECT type, amount, currency, resolution FROM card_transactions WHERE workspace_id = ?').all(ws) as { type: string; amount: string; currency: string; resolution: string | null }[];
+  const settled = new Map<string, Money>();
+  for (const r of txns) {
+    const sign = r.type === 'capture' ? 1 : r.type === 'refund' || (r.type === 'chargeback_resolved' && r.resolution === 'cardholder') ? -1 : 0;
+    settled.set(r.currency, (settled.get(r.currency) ?? new Money(0)).plus(new Money(r.amount).times(sign)));
+  }
+  for (const [currency, total] of settled) expect(get(`${currency}|platform.settlement|`)).toBe(total.toFixed(2));
+  // One event per new row, none for chargeback_resolved (6.4 has no such event).
+  const pushed = sandbox.events.since(0, { workspaceId: ws, limit: 100_000 }).filter((e) => e.event.startsWith('card.transaction.')).length;
+  expect(pushed).toBe(txns.filter((r) => r.type !== 'chargeback_resolved').length);
   expect(sandbox.admin.audit()).toEqual([]);
 }
 
-describe('double-entry invariants under random operation sequences', () => {
+describe('double-entry invariants under random operation sequences, simulated card transactions included', () => {
   // Up to 60 operations per run, invariants checked after each: a few seconds, hence the own timeout.
   it('balances every group and every wallet after any sequence, and releases every hold in the end', { timeout: 60_000 }, () => {
     fc.assert(
@@ -109,8 +183,9 @@ describe('double-entry invariants under random operation sequences', () => {
         const { sandbox, ws } = setup({ orderLatencyMs: 50, closeDelayMs: 500 });
         try {
           const cards: string[] = [];
+          const purchases: string[] = [];
           for (const o of ops) {
-            apply(sandbox, ws, cards, o);
+            apply(sandbox, ws, cards, o, purchases);
             checkInvariants(sandbox, ws);
           }
           sandbox.advance(60_000);
