@@ -110,7 +110,8 @@ export interface DeliveriesService {
   /**
    * Makes one delivery due now and runs the due work ("resend"): a pending delivery skips its
    * wait; a `failed` or `cancelled` one is queued again with its attempt count reset, provided
-   * its endpoint is active (409 `card.state_conflict` otherwise). Resolves with the delivery after the run.
+   * its endpoint is active (409 `card.state_conflict` otherwise); a `succeeded` one is left as it
+   * is. Resolves with the delivery after the run.
    */
   deliverNow(deliveryId: number): Promise<WebhookDelivery>;
 }
