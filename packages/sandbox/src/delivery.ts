@@ -1,8 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 // Relative imports until the generated `@card-api/webhooks` package lands; then switch to it.
-import { signPayload } from '../../../templates/webhooks/index.js';
-import { encryptCardSecrets } from '../../../templates/webhooks/secrets.js';
+import { signPayload } from '@card-api/webhooks';
+import { encryptCardSecrets } from '@card-api/webhooks/secrets';
 import type { Context } from './context.js';
 import { SandboxError } from './errors.js';
 import { recordEvent } from './events.js';

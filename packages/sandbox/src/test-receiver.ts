@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 // Relative imports until the generated `@card-api/webhooks` package lands.
-import { constructEvent, type WebhookEvent } from '../../../templates/webhooks/index.js';
+import { constructEvent, type WebhookEvent } from '@card-api/webhooks';
 import { SpecValidator } from '../../../test/helpers/spec-validator.js';
 
 /** One request the receiver accepted: the raw bytes and the verified header. */

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { decryptCardSecrets, publicKeyFingerprint } from '../../../templates/webhooks/secrets.js';
+import { decryptCardSecrets, publicKeyFingerprint } from '@card-api/webhooks/secrets';
 import { createManualClock } from './clock.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
 import { catchError, issueActiveCard, issueBody, setup } from './test-support.js';
