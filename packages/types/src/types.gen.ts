@@ -1278,7 +1278,7 @@ export interface components {
          */
         TransactionStatus: "pending" | "posted" | "reversed" | "failed";
         /**
-         * @description The network event a card transaction row records.
+         * @description The network event a card transaction row records. A `chargeback_resolved` row pushes no webhook (the catalogue has no such event).
          * @enum {string}
          */
         TransactionType: "authorization" | "capture" | "refund" | "reversal" | "decline" | "chargeback_opened" | "chargeback_resolved";
@@ -3000,7 +3000,7 @@ export type PingResult = components['schemas']['PingResult'];
 export type TopupCardRequest = components['schemas']['TopupCardRequest'];
 /** The status of a card transaction row. */
 export type TransactionStatus = components['schemas']['TransactionStatus'];
-/** The network event a card transaction row records. */
+/** The network event a card transaction row records. A `chargeback_resolved` row pushes no webhook (the catalogue has no such event). */
 export type TransactionType = components['schemas']['TransactionType'];
 /** The workspace's wallet, one element per currency. */
 export type Wallet = components['schemas']['Wallet'];
