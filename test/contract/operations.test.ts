@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 /** The error a call rejects with, as status and code. */
-async function failure(call: Promise<unknown>): Promise<{ status: number | undefined; code: string; fieldErrors?: Record<string, string[]> }> {
+async function failure(call: PromiseLike<unknown>): Promise<{ status: number | undefined; code: string; fieldErrors?: Record<string, string[]> }> {
   try {
     await call;
   } catch (error) {
