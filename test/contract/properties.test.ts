@@ -248,3 +248,18 @@ describe('ledger invariants after random operations', () => {
     for (const reason of ['usdt_deposit', 'card_issue_held', 'card_issue_fee', 'held_capture', 'held_release', 'card_topup_held', 'card_spend', 'card_close_refund']) expect(reasons).toContain(reason);
   });
 });
+
+describe('field names that shadow Object.prototype members', () => {
+  // Found by the property above ({"valueOf":null} answered 500): the server runtime's toFieldErrors keeps its
+  // field map in a `{}` literal. The sandbox rejects such keys itself (packages/sandbox/src/http/workarounds.ts).
+  it.each(['valueOf', 'toString', 'constructor', 'hasOwnProperty', '__defineGetter__'])('a body field %s is a 422, not a 500', async (key) => {
+    const recorder = new Recorder(running.baseUrl);
+    for (const route of ['/cards', '/cards/3f6c1a52-8d4e-4b7a-9c21-5e0f7d2b9a14/freeze']) {
+      const url = `${running.baseUrl}${route}`;
+      const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${running.token}`, 'content-type': 'application/json' }, body: `{${JSON.stringify(key)}:null}` });
+      const captured = await recorder.record('POST', url, response);
+      expect(captured).toMatchObject({ status: 422, body: { error: { code: 'validation.failed' } } });
+    }
+    expect(recorder.problems()).toEqual([]);
+  });
+});
