@@ -11,6 +11,13 @@ describe('toFieldErrors', () => {
     return toFieldErrors(validate.errors ?? [], part);
   };
 
+  it.each(['valueOf', 'toString', 'constructor', 'hasOwnProperty', '__proto__'])('keys a field named %s like any other (no inherited members)', (key) => {
+    const closed = { type: 'object', additionalProperties: false, properties: { a: { type: 'string' } } };
+    const fields = errorsFor(closed, JSON.parse(`{${JSON.stringify(key)}:null}`));
+    expect(Object.keys(fields)).toEqual([key]);
+    expect(JSON.parse(JSON.stringify(fields))[key]).toEqual([expect.any(String)]);
+  });
+
   it.each([
     ['nested path with dots', { type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'string', pattern: '^x$' } } } } }, { a: { b: 'y' } }, { 'a.b': ['Must match the pattern ^x$.'] }],
     ['array index in the path', { type: 'array', items: { enum: ['p', 'q'] } }, ['p', 'z'], { '1': ['Must be one of: p, q.'] }],

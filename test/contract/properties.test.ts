@@ -250,9 +250,9 @@ describe('ledger invariants after random operations', () => {
 });
 
 describe('field names that shadow Object.prototype members', () => {
-  // Found by the property above ({"valueOf":null} answered 500): the server runtime's toFieldErrors keeps its
-  // field map in a `{}` literal. The sandbox rejects such keys itself (packages/sandbox/src/http/workarounds.ts).
-  it.each(['valueOf', 'toString', 'constructor', 'hasOwnProperty', '__defineGetter__'])('a body field %s is a 422, not a 500', async (key) => {
+  // Found by the property above ({"valueOf":null} answered 500): the server runtime's field-error map was a
+  // `{}` literal. Fixed in templates/server/validation.ts; this keeps the whole path honest.
+  it.each(['valueOf', 'toString', 'constructor', 'hasOwnProperty', '__defineGetter__', '__proto__'])('a body field %s is a 422, not a 500', async (key) => {
     const recorder = new Recorder(running.baseUrl);
     for (const route of ['/cards', '/cards/3f6c1a52-8d4e-4b7a-9c21-5e0f7d2b9a14/freeze']) {
       const url = `${running.baseUrl}${route}`;

@@ -7,7 +7,6 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../sandbox.js';
 import { sandboxAuthenticate, sandboxRateLimiter, type SandboxAuth } from './auth.js';
 import { sandboxHandlers } from './handlers.js';
-import { rejectPrototypeKeys } from './workarounds.js';
 
 /** The API prefix the sandbox serves under. */
 export const SANDBOX_PREFIX = '/api/v1';
@@ -82,8 +81,6 @@ function defaultToken(sandbox: Sandbox): { token: string; tokenId: number; minte
  */
 export async function buildSandboxApp(sandbox: Sandbox, options: { logger?: StartSandboxOptions['logger'] } = {}): Promise<FastifyInstance> {
   const app = Fastify({ logger: options.logger ?? false });
-  // Until the server runtime's field-error map is prototype-free (see workarounds.ts).
-  app.addHook('preValidation', rejectPrototypeKeys);
   await app.register(cardApiFor<SandboxAuth>(), {
     prefix: SANDBOX_PREFIX,
     handlers: sandboxHandlers(sandbox, { prefix: SANDBOX_PREFIX }),

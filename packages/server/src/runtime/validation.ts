@@ -139,7 +139,8 @@ function messageOf(error: ErrorObject): string {
  */
 export function toFieldErrors(errors: readonly ErrorObject[], part: RequestPart): FieldErrors {
   const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath));
-  const fields: FieldErrors = {};
+  // A prototype-free map: a client may name a field `valueOf` or `__proto__`, which must be keyed, not inherited.
+  const fields: FieldErrors = Object.create(null) as FieldErrors;
   for (const error of errors) {
     const nullBranch = error.keyword === 'type' && (error.params as { type?: unknown }).type === 'null' && anyOfPaths.has(error.instancePath);
     if (nullBranch) continue;
