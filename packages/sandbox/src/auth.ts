@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { BlockList, isIP } from 'node:net';
+import { ipAllowed, normaliseIp, parseCidr } from '@card-api/server';
 import type { Context } from './context.js';
 import { SandboxError } from './errors.js';
 import { ABILITIES, type Ability, type Workspace, type WorkspaceStatus } from './types.js';
@@ -17,38 +17,8 @@ export function mintTokenValue(prefix: string): string {
   return `${prefix}_sk_${randomBytes(24).toString('hex')}`;
 }
 
-/** Unwraps an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`, what dual-stack servers report) to plain IPv4. */
-export function normaliseIp(ip: string): string {
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
-  return mapped?.[1] ?? ip;
-}
-
-/** Parses one allowlist entry (`10.0.0.0/8`, `2001:db8::/32`, or a bare address = one host). */
-export function parseCidr(entry: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | null {
-  const [address = '', prefixText, ...rest] = entry.trim().split('/');
-  if (rest.length > 0) return null;
-  const version = isIP(address);
-  if (version === 0) return null;
-  const max = version === 4 ? 32 : 128;
-  if (prefixText !== undefined && !/^\d{1,3}$/.test(prefixText)) return null;
-  const prefix = prefixText === undefined ? max : Number(prefixText);
-  if (prefix > max) return null;
-  return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' };
-}
-
-/** Whether `ip` falls in one of the CIDR entries; an empty list allows every IP (contract 5.6). */
-export function ipAllowed(allowlist: readonly string[], ip: string): boolean {
-  if (allowlist.length === 0) return true;
-  const address = normaliseIp(ip);
-  const version = isIP(address);
-  if (version === 0) return false;
-  const list = new BlockList();
-  for (const entry of allowlist) {
-    const cidr = parseCidr(entry);
-    if (cidr !== null) list.addSubnet(cidr.address, cidr.prefix, cidr.family);
-  }
-  return list.check(address, version === 4 ? 'ipv4' : 'ipv6');
-}
+// Allowlist matching is the server runtime's (one implementation of CIDR rules for the plugin and the sandbox).
+export { ipAllowed, normaliseIp, parseCidr };
 
 /** What a successful authentication yields; the HTTP layer checks abilities from it. */
 export interface AuthResult {
