@@ -7,20 +7,22 @@ import { clientTarget } from './client/index.js';
 import type { GeneratedFile, RenderOptions, Target } from './core/target.js';
 import { DEFAULT_SPEC, REPO_ROOT } from './lint/lint-spec.js';
 import { loadModel, type ApiModel } from './model/index.js';
+import { sandboxControlTarget } from './sandbox-control/index.js';
 import { serverTarget } from './server/index.js';
 import { typesTarget } from './types/index.js';
 import { webhooksTarget } from './webhooks/index.js';
 
 export { checkFiles, writeFiles, unifiedDiff, type CheckResult, type WriteResult } from './core/files.js';
-export { GENERATED_HEADER, type GeneratedFile, type RenderOptions, type Target } from './core/target.js';
+export { CONTROL_SPEC, renderSandboxControl } from './sandbox-control/index.js';
+export { GENERATED_HEADER, GENERATED_PREFIX, generatedHeader, type GeneratedFile, type RenderOptions, type Target } from './core/target.js';
 export { formatLintReport, lintSpec, DEFAULT_SPEC, REPO_ROOT, type LintReport } from './lint/lint-spec.js';
 export { loadModel, loadSpec, SpecError, SpecErrors, type ApiModel } from './model/index.js';
 export { renderClient } from './client/index.js';
 export { renderTypesFile } from './types/index.js';
 export { scaffoldHandlers, writeScaffold } from './server/index.js';
 
-/** Every target, in the order they are rendered. */
-export const TARGETS: readonly Target[] = [typesTarget, clientTarget, serverTarget, webhooksTarget];
+/** Every target, in the order they are rendered. `sandbox-control` reads its own document (`spec/sandbox/control.yaml`). */
+export const TARGETS: readonly Target[] = [typesTarget, clientTarget, serverTarget, webhooksTarget, sandboxControlTarget];
 
 export interface Timings {
   [phase: string]: number;
@@ -42,15 +44,30 @@ export function findTarget(name: string): Target {
   return target;
 }
 
-/** Loads the model (once) and renders the given targets into workspace paths. */
+/**
+ * Loads the model (once) and renders the given targets into workspace paths. `model` is the card API's (from
+ * `options.spec`); a target with its own `spec` renders from that document's model, loaded once as well.
+ */
 export async function renderTargets(
   targets: readonly Target[],
   options: { spec?: string; render?: RenderOptions; timings?: Timings } = {},
 ): Promise<{ model: ApiModel; files: GeneratedFile[] }> {
   const model = await timed(options.timings, 'load spec + model', () => loadModel(options.spec ?? DEFAULT_SPEC));
+  const own = new Map<string, Promise<ApiModel>>();
+  const modelOf = (target: Target): Promise<ApiModel> => {
+    if (target.spec === undefined) return Promise.resolve(model);
+    const spec = target.spec;
+    let loaded = own.get(spec);
+    if (!loaded) {
+      loaded = timed(options.timings, `load ${spec}`, () => loadModel(path.join(REPO_ROOT, spec)));
+      own.set(spec, loaded);
+    }
+    return loaded;
+  };
   const files: GeneratedFile[] = [];
   for (const target of targets) {
-    files.push(...(await timed(options.timings, `render ${target.name}`, () => target.render(model, options.render ?? { typesImport: 'package' }))));
+    const targetModel = await modelOf(target);
+    files.push(...(await timed(options.timings, `render ${target.name}`, () => target.render(targetModel, options.render ?? { typesImport: 'package' }))));
   }
   return { model, files };
 }

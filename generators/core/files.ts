@@ -2,11 +2,11 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { compareStrings } from '../model/index.js';
-import { GENERATED_HEADER, type GeneratedFile } from './target.js';
+import { GENERATED_PREFIX, type GeneratedFile } from './target.js';
 
 /** A file counts as generated when its first line is one of our headers. */
 export function isGeneratedText(text: string): boolean {
-  return text.startsWith(GENERATED_HEADER) || text.startsWith('// Copied by gen-card-api from ');
+  return text.startsWith(GENERATED_PREFIX) || text.startsWith('// Copied by gen-card-api from ');
 }
 
 async function walk(dir: string): Promise<string[]> {

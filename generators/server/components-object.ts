@@ -3,7 +3,7 @@
  * `$defs` hold every component schema once. Fastify (`addSchema`, for fast-json-stringify) and the runtime's
  * Ajv instances load it, and route schemas point into it, so no schema is duplicated per route.
  */
-import { SCHEMA_ID, type ServerContext } from './context.js';
+import type { ServerContext } from './context.js';
 import { transformSchemaObject } from './schema-object.js';
 import type { JsonObject } from '../model/index.js';
 
@@ -11,5 +11,5 @@ import type { JsonObject } from '../model/index.js';
 export function transformComponentsObject(ctx: ServerContext): JsonObject {
   const defs: JsonObject = {};
   for (const schema of ctx.model.schemas) defs[schema.name] = transformSchemaObject(schema.schema, ctx, schema.pointer);
-  return { $id: SCHEMA_ID, $defs: defs };
+  return { $id: ctx.schemaId, $defs: defs };
 }

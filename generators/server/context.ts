@@ -5,7 +5,7 @@
 import type { RenderOptions } from '../core/target.js';
 import { SpecError, type ApiModel } from '../model/index.js';
 
-/** `$id` of the shared schema set; routes refer to `card-api.json#/$defs/<Name>`. */
+/** Default `$id` of the shared schema set; routes refer to `card-api.json#/$defs/<Name>`. */
 export const SCHEMA_ID = 'card-api.json';
 
 export interface ServerContext {
@@ -13,16 +13,36 @@ export interface ServerContext {
   options: RenderOptions;
   /** Where generated code imports `operations` from. */
   typesModule: string;
+  /** Where generated code imports the runtime from: the copied `./runtime/index.js`, or `@card-api/server`. */
+  runtimeModule: string;
+  /** Name of the generated handlers interface. */
+  handlersName: string;
+  /** `$id` of the shared component schema set (distinct per API served side by side). */
+  schemaId: string;
+}
+
+/** How a second API served on the same runtime (the sandbox's control API) differs from the default. */
+export interface ServerContextOverrides {
+  runtimeModule?: string;
+  handlersName?: string;
+  schemaId?: string;
 }
 
 /** Resolves the options once, as openapi-typescript's GlobalContext does. */
-export function createContext(model: ApiModel, options: RenderOptions): ServerContext {
-  return { model, options, typesModule: options.typesImport === 'local' ? './types.gen.js' : '@card-api/types' };
+export function createContext(model: ApiModel, options: RenderOptions, overrides: ServerContextOverrides = {}): ServerContext {
+  return {
+    model,
+    options,
+    typesModule: options.typesImport === 'local' ? './types.gen.js' : '@card-api/types',
+    runtimeModule: overrides.runtimeModule ?? './runtime/index.js',
+    handlersName: overrides.handlersName ?? 'CardApiHandlers',
+    schemaId: overrides.schemaId ?? SCHEMA_ID,
+  };
 }
 
 /** The shared-schema reference of a component schema. */
-export function componentRef(name: string): string {
-  return `${SCHEMA_ID}#/$defs/${name}`;
+export function componentRef(ctx: ServerContext, name: string): string {
+  return `${ctx.schemaId}#/$defs/${name}`;
 }
 
 /** A problem found while transforming, located by the JSON pointer of the node. */

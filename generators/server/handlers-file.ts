@@ -55,7 +55,7 @@ function handlerDoc(op: OperationModel): string {
   return lines.join('\n');
 }
 
-/** The `CardApiHandlers` interface. */
+/** The handlers interface (`CardApiHandlers` for the card API). */
 export function transformHandlersInterface(ctx: ServerContext): InterfaceDeclarationStructure {
   const properties: Array<OptionalKind<PropertySignatureStructure>> = ctx.model.operations.map((op) => ({
     name: op.operationId,
@@ -64,7 +64,7 @@ export function transformHandlersInterface(ctx: ServerContext): InterfaceDeclara
   }));
   return {
     kind: StructureKind.Interface,
-    name: 'CardApiHandlers',
+    name: ctx.handlersName,
     isExported: true,
     typeParameters: [{ name: 'Auth', constraint: 'AuthResult', default: 'AuthResult' }],
     docs: [
@@ -86,13 +86,14 @@ export function renderHandlersFile(ctx: ServerContext): string {
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: ctx.typesModule, isTypeOnly: true, namedImports: [{ name: 'operations' }] },
     {
       kind: StructureKind.ImportDeclaration,
-      moduleSpecifier: './runtime/index.js',
+      moduleSpecifier: ctx.runtimeModule,
       isTypeOnly: true,
       namedImports: [{ name: 'AuthResult' }, { name: 'OperationHandler' }],
     },
     transformHandlersInterface(ctx),
   ];
-  if (codes.length > 0) {
+  // The error-code registry is augmented once, by the package that owns the runtime copy.
+  if (codes.length > 0 && ctx.runtimeModule === './runtime/index.js') {
     statements.push({
       kind: StructureKind.Module,
       name: "'./runtime/errors.js'",

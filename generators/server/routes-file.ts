@@ -2,7 +2,7 @@
 import { StructureKind, type StatementStructures } from 'ts-morph';
 import { printFile } from '../core/print.js';
 import { transformComponentsObject } from './components-object.js';
-import { SCHEMA_ID, type ServerContext } from './context.js';
+import type { ServerContext } from './context.js';
 import { exportedConst, toLiteral } from './literal.js';
 import { transformOperationObject } from './operation-object.js';
 
@@ -12,12 +12,12 @@ export function renderRoutesFile(ctx: ServerContext): string {
   const statements: Array<string | StatementStructures> = [
     {
       kind: StructureKind.ImportDeclaration,
-      moduleSpecifier: './runtime/index.js',
+      moduleSpecifier: ctx.runtimeModule,
       isTypeOnly: true,
       namedImports: [{ name: 'JsonSchema' }, { name: 'RouteDefinition' }],
     },
     exportedConst(
-      `The spec's component schemas as one shared schema set; route schemas refer to \`${SCHEMA_ID}#/$defs/<Name>\`.`,
+      `The spec's component schemas as one shared schema set; route schemas refer to \`${ctx.schemaId}#/$defs/<Name>\`.`,
       'componentSchemas',
       'JsonSchema',
       toLiteral(transformComponentsObject(ctx)),

@@ -39,7 +39,7 @@ export function transformSchemaObject(node: unknown, ctx: ServerContext, at: str
     if (keyword === '$ref') {
       const match = typeof value === 'string' ? COMPONENT_REF.exec(value) : null;
       if (!match?.[1]) fail(ctx, here, `only references to #/components/schemas/* are supported in schemas, found ${JSON.stringify(value)}`);
-      out.$ref = componentRef(match[1]);
+      out.$ref = componentRef(ctx, match[1]);
     } else if (SCHEMA_KEYWORDS.has(keyword)) {
       out[keyword] = transformSchemaObject(value, ctx, here);
     } else if (SCHEMA_LIST_KEYWORDS.has(keyword)) {

@@ -59,6 +59,11 @@ export interface AuthService {
    * it may proceed. A request over either ceiling is refused and not counted.
    */
   checkRateLimit(tokenId: number, ip: string): RateLimitResult;
+  /**
+   * The unrevoked token's id and workspace, whatever the workspace's status and the caller's IP; null for a
+   * malformed, unknown or revoked token. For the sandbox's control API, which must reach a frozen workspace.
+   */
+  resolveToken(token: string | undefined | null): { tokenId: number; workspace: Workspace } | null;
 }
 
 interface TokenRow {
@@ -98,6 +103,14 @@ export function createAuthService(ctx: Context): AuthService {
       if (!ipAllowed(ipAllowlist, ip)) throw new SandboxError(403, 'api.ip_not_allowed', `The caller IP ${normaliseIp(ip)} is not in the token's allowlist.`);
       const abilities = (JSON.parse(row.abilities) as string[]).filter((a): a is Ability => (ABILITIES as readonly string[]).includes(a));
       return { tokenId: row.id, tokenName: row.name, workspace, abilities, ipAllowlist, rateLimitPerMinute: row.rate_limit_per_minute ?? ctx.options.defaultTokenRateLimitPerMinute };
+    },
+
+    resolveToken(token) {
+      if (typeof token !== 'string' || !TOKEN_FORM.test(token)) return null;
+      const row = ctx.db.prepare<[string], { id: number; workspace_id: number; revoked_at: string | null }>('SELECT id, workspace_id, revoked_at FROM api_tokens WHERE token_hash = ?').get(hashToken(token));
+      if (row === undefined || row.revoked_at !== null) return null;
+      const workspace = loadWorkspace(ctx, row.workspace_id);
+      return workspace === undefined ? null : { tokenId: row.id, workspace };
     },
 
     checkRateLimit(tokenId, ip) {

@@ -36,3 +36,4 @@ export { DEFAULT_PER_PAGE, MAX_PER_PAGE } from './pagination.js';
 export { IDEMPOTENCY_WINDOW_MS } from './idempotency.js';
 export * from './types.js';
 export * from './http/index.js';
+export * from './control/index.js';

@@ -60,8 +60,11 @@ export interface WorkspaceAdmin {
   setWorkspaceStatus(workspaceId: number, status: WorkspaceStatus): Workspace;
   addSubscription(workspaceId: number, productCode: string): void;
   createToken(workspaceId: number, input: CreateTokenInput): CreatedToken;
-  /** Revokes a token; later `authenticate` calls with it answer 401. Idempotent. */
-  revokeToken(tokenId: number): void;
+  /**
+   * Revokes a token; later `authenticate` calls with it answer 401. Idempotent. With `workspaceId`, a token
+   * of another workspace (or none) is 404 `api.not_found`.
+   */
+  revokeToken(tokenId: number, workspaceId?: number): void;
   /** Credits the wallet from outside (`usdt_deposit`), minus an optional fee (`usdt_deposit_fee`). Returns the wallet after. */
   deposit(workspaceId: number, input: DepositInput): Wallet;
 }
@@ -144,8 +147,12 @@ export function createWorkspaceAdmin(ctx: Context): WorkspaceAdmin {
       });
     },
 
-    revokeToken(tokenId) {
+    revokeToken(tokenId, workspaceId) {
       ctx.write(() => {
+        if (workspaceId !== undefined) {
+          const owner = ctx.db.prepare<[number], { workspace_id: number }>('SELECT workspace_id FROM api_tokens WHERE id = ?').get(tokenId);
+          if (owner?.workspace_id !== workspaceId) throw new SandboxError(404, 'api.not_found', `No token ${String(tokenId)} in this workspace.`);
+        }
         ctx.db.prepare('UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?').run(ctx.nowIso(), tokenId);
       });
     },

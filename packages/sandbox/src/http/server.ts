@@ -4,6 +4,7 @@
  */
 import { cardApiFor } from '@card-api/server';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { registerSandboxControl } from '../control/plugin.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../sandbox.js';
 import { sandboxAuthenticate, sandboxRateLimiter, type SandboxAuth } from './auth.js';
 import { sandboxHandlers } from './handlers.js';
@@ -25,6 +26,8 @@ export interface StartSandboxOptions {
   seed?: boolean;
   /** Fastify's logger option (true, false or a pino config). Default false. */
   logger?: boolean | Record<string, unknown>;
+  /** Serve the control API (`spec/sandbox/control.yaml`) under `/sandbox`. Default true. */
+  control?: boolean;
   /** Further `createSandbox` options (rate limits, close delay, webhook transport...). */
   sandboxOptions?: Omit<SandboxOptions, 'db' | 'orderLatencyMs'>;
 }
@@ -33,6 +36,8 @@ export interface StartSandboxOptions {
 export interface RunningSandbox {
   /** API root including the prefix, such as `http://127.0.0.1:4010/api/v1`. */
   baseUrl: string;
+  /** The server's origin, such as `http://127.0.0.1:4010`: the base URL of the control API (`/sandbox/...`). */
+  origin: string;
   /** The default workspace's token (every ability); null when `seed` is false. */
   token: string | null;
   /** Id of that token (for `sandbox.admin.revokeToken`), null when `seed` is false. */
@@ -79,7 +84,7 @@ function defaultToken(sandbox: Sandbox): { token: string; tokenId: number; minte
  * Builds the Fastify app of a sandbox without listening: `cardApi` under `/api/v1` with the sandbox's
  * handlers, authentication and SQLite rate limiter. The caller owns both the app and the sandbox.
  */
-export async function buildSandboxApp(sandbox: Sandbox, options: { logger?: StartSandboxOptions['logger'] } = {}): Promise<FastifyInstance> {
+export async function buildSandboxApp(sandbox: Sandbox, options: { logger?: StartSandboxOptions['logger']; control?: boolean } = {}): Promise<FastifyInstance> {
   const app = Fastify({ logger: options.logger ?? false });
   await app.register(cardApiFor<SandboxAuth>(), {
     prefix: SANDBOX_PREFIX,
@@ -87,6 +92,7 @@ export async function buildSandboxApp(sandbox: Sandbox, options: { logger?: Star
     authenticate: sandboxAuthenticate(sandbox),
     rateLimit: { limiter: sandboxRateLimiter(sandbox) },
   });
+  if (options.control !== false) await registerSandboxControl(app, sandbox);
   return app;
 }
 
@@ -108,16 +114,18 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   let app: FastifyInstance | undefined;
   try {
     const seeded = seed ? defaultToken(sandbox) : null;
-    app = await buildSandboxApp(sandbox, { logger: options.logger ?? false });
+    app = await buildSandboxApp(sandbox, { logger: options.logger ?? false, control: options.control ?? true });
     await app.listen({ port, host });
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error(`sandbox: unexpected listen address ${String(address)}`);
     const hostPart = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
-    const baseUrl = `http://${hostPart}:${address.port}${SANDBOX_PREFIX}`;
+    const origin = `http://${hostPart}:${address.port}`;
+    const baseUrl = `${origin}${SANDBOX_PREFIX}`;
     const running = app;
     let closing: Promise<void> | undefined;
     return {
       baseUrl,
+      origin,
       token: seeded?.token ?? null,
       tokenId: seeded?.tokenId ?? null,
       tokenMinted: seeded?.minted ?? false,
