@@ -3,8 +3,9 @@
  * as shell assignments on stdout (`gen-card-api sandbox > sandbox.env &`, then `eval "$(cat sandbox.env)"`);
  * everything else goes to stderr.
  */
+import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
-import { startSandbox, type RunningSandbox } from '@card-api/sandbox';
+import { SandboxError, startSandbox, type RunningSandbox } from '@card-api/sandbox';
 
 /** Options of the command, as commander parses them. */
 interface SandboxCommandOptions {
@@ -12,6 +13,58 @@ interface SandboxCommandOptions {
   host: string;
   db?: string;
   latency?: number;
+  webhookUrl?: string;
+  rsaPublicKey?: string;
+}
+
+function httpUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('--webhook-url must be an http:// or https:// URL.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('--webhook-url must be an http:// or https:// URL.');
+  return url.href;
+}
+
+/** The PEM text of `--rsa-public-key`: a file path, or the PEM itself. */
+function readPem(value: string): string {
+  if (value.includes('-----BEGIN')) return value;
+  try {
+    return readFileSync(value, 'utf8');
+  } catch (error) {
+    throw new Error(`--rsa-public-key: cannot read ${value}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+}
+
+/**
+ * Applies `--webhook-url` and `--rsa-public-key` to the default workspace; returns the stdout lines to add.
+ * On a reopened `--db` file, an active endpoint with the same URL is disabled first, so that a restart never
+ * delivers every event twice; the new endpoint's secret is printed (the old one is not kept in clear).
+ */
+function configureWebhooks(running: RunningSandbox, options: SandboxCommandOptions): string[] {
+  if (options.webhookUrl === undefined && options.rsaPublicKey === undefined) return [];
+  const resolved = running.token === null ? null : running.sandbox.auth.resolveToken(running.token);
+  if (resolved === null) throw new Error('sandbox: no default workspace to configure');
+  const workspaceId = resolved.workspace.id;
+  const lines: string[] = [];
+  if (options.rsaPublicKey !== undefined) {
+    const key = running.sandbox.webhooks.setPublicKey(workspaceId, readPem(options.rsaPublicKey));
+    console.error(`sandbox: RSA public key uploaded, fingerprint ${key.key_fingerprint}; card.issued.secrets is on`);
+  }
+  if (options.webhookUrl !== undefined) {
+    for (const old of running.sandbox.webhooks.listEndpoints(workspaceId)) {
+      if (old.status === 'active' && old.url === options.webhookUrl) {
+        running.sandbox.webhooks.disableEndpoint(workspaceId, old.id);
+        console.error(`sandbox: disabled the earlier endpoint ${old.id} for ${old.url} (replaced below)`);
+      }
+    }
+    const endpoint = running.sandbox.webhooks.registerEndpoint(workspaceId, { url: options.webhookUrl, events: '*', description: 'gen-card-api sandbox --webhook-url' });
+    lines.push(`CARD_API_WEBHOOK_SECRET=${endpoint.secret}`);
+    console.error(`sandbox: every event is signed and POSTed to ${endpoint.url} (endpoint ${endpoint.id})`);
+  }
+  return lines;
 }
 
 function nonNegativeInt(name: string, max: number): (value: string) => number {
@@ -22,8 +75,9 @@ function nonNegativeInt(name: string, max: number): (value: string) => number {
 }
 
 /**
- * Starts the sandbox and resolves when it has stopped after SIGINT or SIGTERM. stdout carries exactly the two
- * lines `CARD_API_BASE_URL=<url>` and `CARD_API_TOKEN=<token>`.
+ * Starts the sandbox and resolves when it has stopped after SIGINT or SIGTERM. stdout carries exactly the lines
+ * `CARD_API_BASE_URL=<url>` and `CARD_API_TOKEN=<token>`, plus `CARD_API_WEBHOOK_SECRET=<whsec_...>` with
+ * `--webhook-url`.
  */
 export async function runSandboxCommand(options: SandboxCommandOptions): Promise<void> {
   const running: RunningSandbox = await startSandbox({
@@ -33,10 +87,21 @@ export async function runSandboxCommand(options: SandboxCommandOptions): Promise
     ...(options.latency !== undefined ? { orderLatencyMs: options.latency } : {}),
     sandboxOptions: { onError: (error) => console.error('[sandbox]', error) },
   });
-  process.stdout.write(`CARD_API_BASE_URL=${running.baseUrl}\nCARD_API_TOKEN=${running.token ?? ''}\n`);
+  let extra: string[];
+  try {
+    extra = configureWebhooks(running, options);
+  } catch (error) {
+    await running.close();
+    if (error instanceof SandboxError) {
+      const fields = Object.entries(error.fieldErrors ?? {}).map(([field, messages]) => `${field} ${messages.join(', ')}`);
+      throw new Error(`sandbox: ${error.message}${fields.length > 0 ? ` (${fields.join('; ')})` : ''}`);
+    }
+    throw error;
+  }
+  process.stdout.write([`CARD_API_BASE_URL=${running.baseUrl}`, `CARD_API_TOKEN=${running.token ?? ''}`, ...extra, ''].join('\n'));
   const where = options.db === undefined ? 'in memory (state is lost on exit)' : `in ${options.db}`;
   const token = running.tokenMinted ? (options.db === undefined ? 'a new token' : 'a new token (stored in the file; printed again on restart)') : 'the stored token from the file';
-  console.error(`sandbox: listening on ${running.baseUrl} (docs ${running.baseUrl}/docs), state ${where}, ${token}; Ctrl-C to stop`);
+  console.error(`sandbox: listening on ${running.baseUrl} (docs ${running.baseUrl}/docs; control API ${running.origin}/sandbox/docs), state ${where}, ${token}; Ctrl-C to stop`);
 
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals): void => {
@@ -55,7 +120,8 @@ export async function runSandboxCommand(options: SandboxCommandOptions): Promise
 }
 
 /**
- * Adds `sandbox [--port 4010] [--host 127.0.0.1] [--db <file>] [--latency <ms>]` to the program.
+ * Adds `sandbox [--port 4010] [--host 127.0.0.1] [--db <file>] [--latency <ms>] [--webhook-url <url>] [--rsa-public-key <pem>]`
+ * to the program.
  *
  * @example
  * // shell: gen-card-api sandbox --db sandbox.db > sandbox.env &  then  eval "$(cat sandbox.env)"
@@ -69,5 +135,7 @@ export function registerSandboxCommand(program: Command): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--db <file>', 'SQLite file: state and the default token survive a restart (default: in memory)')
     .option('--latency <ms>', 'delay of each order step in milliseconds (default 50)', nonNegativeInt('--latency', 3_600_000))
+    .option('--webhook-url <url>', 'register an endpoint for every event at <url>; prints CARD_API_WEBHOOK_SECRET=... on stdout', httpUrl)
+    .option('--rsa-public-key <pem>', 'upload an RSA public key (a PEM file, or the PEM text) so that card.issued.secrets is sent')
     .action((opts: SandboxCommandOptions) => runSandboxCommand(opts));
 }
