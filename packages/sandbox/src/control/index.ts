@@ -4,3 +4,4 @@ export { controlAuthenticate, controlHandlers, type ControlAuth } from './handle
 export { createControlClient, type SandboxControlClient, type SandboxControlPaths } from './client.js';
 export type { SandboxControlHandlers } from './handlers.gen.js';
 export type { components as SandboxControlComponents, operations as SandboxControlOperations } from './types.gen.js';
+export { routes as controlRoutes } from './routes.gen.js';
