@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import { stringify } from 'yaml';
 import {
+  CONTROL_SPEC,
   DEFAULT_SPEC,
   REPO_ROOT,
   SpecError,
@@ -156,12 +157,16 @@ export function buildProgram(): Command {
 
   program
     .command('lint')
-    .description('strict lint of the spec: Redocly recommended-strict plus this API\'s rules, then two OpenAPI 3.1 validators')
+    .description('strict lint of the spec: Redocly recommended-strict plus this API\'s rules, then two OpenAPI 3.1 validators (without --spec, the sandbox control API\'s document too)')
     .addOption(specOption())
-    .action(async (opts: CommonOptions) => {
-      const report = await lintSpec(opts.spec ?? DEFAULT_SPEC);
-      console.log(formatLintReport(report));
-      if (report.errors + report.warnings > 0) process.exitCode = 1;
+    .action(async (opts: CommonOptions, command: Command) => {
+      const runs: Array<[string, string | undefined]> = [[opts.spec ?? DEFAULT_SPEC, undefined]];
+      if (command.getOptionValueSource('spec') === 'default') runs.push([path.join(REPO_ROOT, CONTROL_SPEC), path.join(REPO_ROOT, path.dirname(CONTROL_SPEC), 'redocly.yaml')]);
+      for (const [spec, config] of runs) {
+        const report = await lintSpec(spec, config);
+        console.log(formatLintReport(report));
+        if (report.errors + report.warnings > 0) process.exitCode = 1;
+      }
     });
 
   program
