@@ -299,9 +299,30 @@ describe('control API: webhooks and time', () => {
     expect(gaveUp).toMatchObject({ attempts: 8 });
     expect((await own.GET('/sandbox/webhook-endpoints')).data!.data[0]).toMatchObject({ status: 'disabled', disabled_reason: 'failing' });
 
+    // The receiver is fixed: re-enable the endpoint, resend the failed delivery, and it succeeds.
+    status = 204;
+    const endpointId = created.data!.data.id;
+    const enabled = await own.POST('/sandbox/webhook-endpoints/{endpoint_id}/enable', { params: { path: { endpoint_id: endpointId } } });
+    expect(enabled.data!.data).toMatchObject({ status: 'active', disabled_reason: null, disabled_at: null });
+    const resent = await own.POST('/sandbox/webhook-deliveries/{delivery_id}/redeliver', { params: { path: { delivery_id: gaveUp!.id } } });
+    expect(resent.data!.data).toMatchObject({ id: gaveUp!.id, status: 'succeeded', attempts: 1, last_status: 204 });
+    // A succeeded delivery can be sent again on purpose: the same bytes, for testing a receiver's dedupe.
+    const sentBefore = bodies.length;
+    const duplicate = await own.POST('/sandbox/webhook-deliveries/{delivery_id}/redeliver', { params: { path: { delivery_id: gaveUp!.id } } });
+    expect(duplicate.data!.data.status).toBe('succeeded');
+    expect(bodies.slice(sentBefore)).toEqual([gaveUp!.body]);
+    // Another workspace cannot see or resend it.
+    const stranger = await control.POST('/sandbox/webhook-deliveries/{delivery_id}/redeliver', { params: { path: { delivery_id: gaveUp!.id } } });
+    expect(stranger.response.status).toBe(404);
+
     const second = await own.POST('/sandbox/webhook-endpoints', { body: { url: hookUrl } });
     const disabled = await own.DELETE('/sandbox/webhook-endpoints/{endpoint_id}', { params: { path: { endpoint_id: second.data!.data.id } } });
     expect(disabled.data!.data).toMatchObject({ status: 'disabled', disabled_reason: 'manual' });
+    const blocked = await own.POST('/sandbox/webhook-deliveries/{delivery_id}/redeliver', { params: { path: { delivery_id: gaveUp!.id } } });
+    expect(blocked.response.status).toBe(200);
+    await own.DELETE('/sandbox/webhook-endpoints/{endpoint_id}', { params: { path: { endpoint_id: endpointId } } });
+    const refused = await own.POST('/sandbox/webhook-deliveries/{delivery_id}/redeliver', { params: { path: { delivery_id: gaveUp!.id } } });
+    expect(refused.response.status).toBe(409);
   });
 
   it('uploads, reads and removes the RSA public key with its D15 fingerprint', async () => {

@@ -110,8 +110,8 @@ export interface DeliveriesService {
   /**
    * Makes one delivery due now and runs the due work ("resend"): a pending delivery skips its
    * wait; a `failed` or `cancelled` one is queued again with its attempt count reset, provided
-   * its endpoint is active (409 `card.state_conflict` otherwise); a `succeeded` one is left as it
-   * is. Resolves with the delivery after the run.
+   * its endpoint is active (409 `card.state_conflict` otherwise); a `succeeded` one is sent again,
+   * a deliberate duplicate for testing a receiver's deduplication. Resolves with the delivery after the run.
    */
   deliverNow(deliveryId: number): Promise<WebhookDelivery>;
 }
@@ -336,6 +336,9 @@ export function createDeliveryWorker(ctx: Context, transport: WebhookTransport, 
         if (row.status === 'pending') ctx.db.prepare('UPDATE webhook_deliveries SET next_attempt_at_ms = ?, updated_at = ? WHERE id = ?').run(ctx.nowMs(), ctx.nowIso(), deliveryId);
         else if (row.status === 'failed' || row.status === 'cancelled') {
           ctx.db.prepare(`UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at_ms = ?, updated_at = ? WHERE id = ?`).run(ctx.nowMs(), ctx.nowIso(), deliveryId);
+        } else if (row.status === 'succeeded') {
+          // A deliberate duplicate (at-least-once delivery, 6.3): the receiver must drop it by event_id.
+          ctx.db.prepare(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at_ms = ?, updated_at = ? WHERE id = ?`).run(ctx.nowMs(), ctx.nowIso(), deliveryId);
         }
       });
       await worker.runDue();

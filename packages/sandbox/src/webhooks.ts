@@ -36,6 +36,12 @@ export interface WebhooksService {
    */
   disableEndpoint(workspaceId: number, endpointId: number): WebhookEndpoint;
   /**
+   * Makes a disabled endpoint active again (idempotent), with the same secret. Events recorded while it was
+   * disabled were not queued for it; its failed or cancelled deliveries stay as they are until redelivered
+   * (`deliveries.deliverNow`). 404 `api.not_found` for an endpoint of another workspace.
+   */
+  enableEndpoint(workspaceId: number, endpointId: number): WebhookEndpoint;
+  /**
    * Uploads (or replaces) the workspace's one RSA public key: SPKI (`PUBLIC KEY`) or PKCS#1
    * (`RSA PUBLIC KEY`) PEM, at least 2048 bits. Private keys are refused. The fingerprint is
    * D15's: hex SHA-256 of the DER SubjectPublicKeyInfo.
@@ -219,6 +225,14 @@ export function createWebhooksService(ctx: Context): WebhooksService {
       return ctx.write(() => {
         owned(workspaceId, endpointId);
         disableEndpointRow(ctx, endpointId, 'manual');
+        return toEndpoint(owned(workspaceId, endpointId));
+      });
+    },
+
+    enableEndpoint(workspaceId, endpointId) {
+      return ctx.write(() => {
+        owned(workspaceId, endpointId);
+        ctx.db.prepare(`UPDATE webhook_endpoints SET status = 'active', disabled_reason = NULL, disabled_at = NULL, updated_at = ? WHERE id = ? AND status = 'disabled'`).run(ctx.nowIso(), endpointId);
         return toEndpoint(owned(workspaceId, endpointId));
       });
     },

@@ -53,6 +53,12 @@ export interface SandboxControlHandlers<Auth extends AuthResult = AuthResult> {
    */
   disableWebhookEndpoint: OperationHandler<operations['disableWebhookEndpoint'], 200, Auth>;
   /**
+   * `POST /sandbox/webhook-endpoints/{endpoint_id}/enable`: Re-enable a webhook endpoint.
+   *
+   * Ability: any valid token. Success: 200. Documented errors: 401, 404.
+   */
+  enableWebhookEndpoint: OperationHandler<operations['enableWebhookEndpoint'], 200, Auth>;
+  /**
    * `POST /sandbox/forced-failures`: Make the next order fail.
    *
    * Ability: any valid token. Success: 201. Documented errors: 401, 404, 422.
@@ -94,6 +100,12 @@ export interface SandboxControlHandlers<Auth extends AuthResult = AuthResult> {
    * Ability: any valid token. Success: 200. Documented errors: 401.
    */
   listWebhookEndpoints: OperationHandler<operations['listWebhookEndpoints'], 200, Auth>;
+  /**
+   * `POST /sandbox/webhook-deliveries/{delivery_id}/redeliver`: Resend a delivery now.
+   *
+   * Ability: any valid token. Success: 200. Documented errors: 401, 404, 409.
+   */
+  redeliverWebhook: OperationHandler<operations['redeliverWebhook'], 200, Auth>;
   /**
    * `DELETE /sandbox/public-key`: Remove the RSA public key.
    *

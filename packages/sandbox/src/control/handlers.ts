@@ -5,7 +5,7 @@
  */
 import { ApiError, type AuthResult } from '@card-api/server';
 import type { Sandbox } from '../sandbox.js';
-import { domain } from '../http/handlers.js';
+import { domain, toApiError } from '../http/handlers.js';
 import { ABILITIES, type CardTransaction, type CreatedWebhookEndpoint, type OrderFailureReason, type WebhookEndpoint, type Workspace } from '../types.js';
 import type { CreatedToken } from '../workspaces.js';
 import type { components } from './types.gen.js';
@@ -137,6 +137,17 @@ export function controlHandlers(sandbox: Sandbox): SandboxControlHandlers<Contro
       }),
 
     disableWebhookEndpoint: ({ auth, params }) => ({ data: endpointBody(domain(() => sandbox.webhooks.disableEndpoint(ws(auth), params.endpoint_id))) }),
+
+    enableWebhookEndpoint: ({ auth, params }) => ({ data: endpointBody(domain(() => sandbox.webhooks.enableEndpoint(ws(auth), params.endpoint_id))) }),
+
+    redeliverWebhook: async ({ auth, params }) => {
+      const delivery = domain(() => sandbox.deliveries.get(params.delivery_id));
+      if (delivery.workspace_id !== ws(auth)) throw new ApiError(404, 'api.not_found', `No delivery ${params.delivery_id} in this workspace.`);
+      const { workspace_id: _workspace, ...after } = await sandbox.deliveries.deliverNow(delivery.id).catch((error: unknown) => {
+        throw toApiError(error);
+      });
+      return { data: after };
+    },
 
     listWebhookDeliveries: ({ auth, query }) => ({
       data: domain(() =>

@@ -395,6 +395,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/webhook-deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                delivery_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend a delivery now
+         * @description Attempts the delivery at once, with the same body bytes and a fresh signature: a pending one skips its wait, a failed or cancelled one starts again with its attempts reset, and a succeeded one is sent again (a duplicate, as at-least-once delivery may send: use it to test that a receiver drops it by `event_id`). Answers after the attempt. 409 when its endpoint is disabled (enable it first).
+         */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandbox/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -433,6 +455,28 @@ export interface paths {
          * @description Idempotent. Nothing more is sent to it; its waiting deliveries are cancelled.
          */
         delete: operations["disableWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/webhook-endpoints/{endpoint_id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-enable a webhook endpoint
+         * @description Makes a disabled endpoint (by hand or after failing, D19) active again with the same secret. Events recorded while it was disabled were not queued for it; its failed or cancelled deliveries are resent with `POST /sandbox/webhook-deliveries/{delivery_id}/redeliver`. Idempotent.
+         */
+        post: operations["enableWebhookEndpoint"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1472,6 +1516,33 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
         };
     };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                delivery_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery after the attempt. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["StateConflict"];
+        };
+    };
     listWebhookEndpoints: {
         parameters: {
             query?: never;
@@ -1535,6 +1606,32 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The endpoint, disabled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    enableWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, active. */
             200: {
                 headers: {
                     [name: string]: unknown;
