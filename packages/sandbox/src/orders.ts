@@ -160,6 +160,9 @@ function completeOrder(ctx: Context, order: OrderRow): void {
       break;
     }
     case 'freeze': {
+      // Platform risk or the issuer may have frozen the card while this order was in flight: the order still
+      // completes, but the card did not change, so no second `card.frozen` is pushed.
+      if (card.status === 'frozen') break;
       const after = setCard(ctx, card.uuid, { status: 'frozen' });
       recordEvent(ctx, order.workspace_id, 'card.frozen', { ...cardBase(after), origin: 'workspace', reason: order.reason, frozen_at: now });
       break;

@@ -255,6 +255,19 @@ describe('risk and issuer actions', () => {
     expect(sandbox.events.since(0).flatMap((e) => spec.webhookErrors(e))).toEqual([]);
   });
 
+  it('pushes one card.frozen when risk freezes a card while the workspace freeze order is in flight', () => {
+    const { sandbox, ws } = setup();
+    const card = issueActiveCard(sandbox, ws);
+    const order = sandbox.cards.freeze(ws, card, { reason: 'Lost phone' });
+    sandbox.risk.freeze(ws, card, { origin: 'platform_risk', reason: 'Velocity rule' });
+    sandbox.advance(1000);
+    expect(sandbox.orders.get(ws, order.uuid).status).toBe('completed');
+    expect(sandbox.cards.get(ws, card).status).toBe('frozen');
+    const frozen = sandbox.events.since(0).filter((e) => e.event === 'card.frozen');
+    expect(frozen.map((e) => (e.data as { origin: string }).origin)).toEqual(['platform_risk']);
+    expect(sandbox.events.since(0).filter((e) => e.event === 'order.completed').at(-1)).toMatchObject({ data: { order_uuid: order.uuid, type: 'freeze' } });
+  });
+
   it('applies a penalty from the available balance with card.risk.penalty_applied', () => {
     const { sandbox, ws } = setup();
     const card = issueActiveCard(sandbox, ws);
