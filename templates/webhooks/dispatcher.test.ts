@@ -46,6 +46,17 @@ describe.each([
     expect(calls).toEqual(['order:5f2b8c3d-1e4a-4b6c-8d9e-0f1a2b3c4d5e', 'card:card.frozen']);
   });
 
+  it('checks the timestamp against its `now` option when given (a sandbox clock moved ahead)', async () => {
+    const ahead = Date.now() + 3_600_000;
+    const body = JSON.stringify(orderCompleted(4));
+    const header = signPayload(body, SECRET, { timestamp: Math.floor(ahead / 1000) });
+    expect(await make().on('order.completed', () => {}).handle(body, header)).toMatchObject({ status: 400, reason: 'timestamp_out_of_tolerance' });
+    const shifted = make({ now: () => ahead }).on('order.completed', () => {});
+    expect(await shifted.handle(body, header)).toMatchObject({ status: 200, outcome: 'handled' });
+    expect(await make({ now: () => new Date(ahead) }).handle(body, header)).toMatchObject({ status: 200 });
+    expect(() => make({ now: 1 as never })).toThrow(TypeError);
+  });
+
   it('acknowledges an event code no handler covers through onUnknownEvent', async () => {
     const onUnknownEvent = vi.fn();
     const h = make({ onUnknownEvent }).on('order.completed', () => {});

@@ -9,6 +9,8 @@ export interface WebhookHandlerOptions<E extends WebhookEvent = WebhookEvent> {
   secrets: WebhookSecrets;
   /** Largest accepted clock distance in seconds. Default 300. */
   toleranceSec?: number;
+  /** The receiver's clock (a `Date` or epoch milliseconds) for the timestamp check; default real time. For tests and replays. */
+  now?: () => Date | number;
   /** Where handled `event_id`s are recorded; default an in-memory store (24 h, 10 000 ids); `false` turns deduplication off. */
   dedupe?: DedupeStore | false;
   /** How long a claim may stay unfinished before another delivery may run it. Default 60 s. */
@@ -66,7 +68,7 @@ export type Verifier = (
   rawBody: RawBody,
   header: string | null | undefined,
   secrets: WebhookSecrets,
-  options: { toleranceSec?: number },
+  options: { toleranceSec?: number; now?: Date | number },
 ) => WebhookEvent | Promise<WebhookEvent>;
 
 type Handler = (event: never) => unknown;
@@ -76,7 +78,8 @@ type Handler = (event: never) => unknown;
  * share one dispatcher.
  */
 export function createDispatcher<E extends WebhookEvent>(verify: Verifier, options: WebhookHandlerOptions<E>): WebhookHandler<E> {
-  const { secrets, toleranceSec, leaseMs = 60_000, onUnknownEvent, onError } = options;
+  const { secrets, toleranceSec, now, leaseMs = 60_000, onUnknownEvent, onError } = options;
+  if (now !== undefined && typeof now !== 'function') throw new TypeError('now must be a function returning a Date or epoch milliseconds');
   if (typeof onUnknownEvent !== 'function') throw new TypeError('onUnknownEvent is required: decide what a new event code does');
   secretList(secrets);
   const store = options.dedupe === false ? undefined : (options.dedupe ?? createMemoryDedupeStore());
@@ -162,7 +165,7 @@ export function createDispatcher<E extends WebhookEvent>(verify: Verifier, optio
     async handle(rawBody, signatureHeader) {
       let event: E;
       try {
-        event = (await verify(rawBody, signatureHeader, secrets, { toleranceSec })) as E;
+        event = (await verify(rawBody, signatureHeader, secrets, now === undefined ? { toleranceSec } : { toleranceSec, now: now() })) as E;
       } catch (error) {
         if (error instanceof WebhookVerificationError) {
           return { status: 400, outcome: 'rejected', reason: error.reason, message: error.message };

@@ -10,6 +10,8 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { controlRoutes, createControlClient, type RunningSandbox, type SandboxControlClient } from '@card-api/sandbox';
+import { createWebhookHandler } from '@card-api/webhooks';
+import { toNodeHandler } from '@card-api/webhooks/adapters';
 import { publicKeyFingerprint } from '@card-api/webhooks/secrets';
 import { clientFor, FAST_WAIT, issueBody, startTestSandbox } from './support.js';
 import type { CardApiClient } from '@card-api/client';
@@ -323,6 +325,29 @@ describe('control API: webhooks and time', () => {
     await own.DELETE('/sandbox/webhook-endpoints/{endpoint_id}', { params: { path: { endpoint_id: endpointId } } });
     const refused = await own.POST('/sandbox/webhook-deliveries/{delivery_id}/redeliver', { params: { path: { delivery_id: gaveUp!.id } } });
     expect(refused.response.status).toBe(409);
+  });
+
+  it('signs with real time, so a stock receiver on a real clock accepts deliveries after the clock moved hours ahead', async () => {
+    const { data: ws } = await control.POST('/sandbox/workspaces', { body: { name: 'Real clock', initial_deposit: '500.00' } });
+    const own = createControlClient({ baseUrl: running.origin, token: ws!.data.token.token });
+    const seen: number[] = [];
+    const server = createServer();
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const endpoint = await own.POST('/sandbox/webhook-endpoints', { body: { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, events: ['order.completed'] } });
+      const webhooks = createWebhookHandler({ secrets: endpoint.data!.data.secret, onUnknownEvent: () => {} }).on('order.completed', (e) => void seen.push(e.event_id));
+      server.on('request', toNodeHandler(webhooks));
+      const before = Date.parse((await own.GET('/sandbox/clock')).data!.data.now);
+      await own.POST('/sandbox/clock/advance', { body: { seconds: 7200 } });
+      expect(Date.parse((await own.GET('/sandbox/clock')).data!.data.now) - Date.now()).toBeGreaterThan(7000 * 1000 + (before - Date.now()));
+      await issueCard(clientFor(running.baseUrl, ws!.data.token.token));
+      await expect.poll(() => seen.length, { timeout: 5_000 }).toBe(1);
+      const [delivery] = (await own.GET('/sandbox/webhook-deliveries')).data!.data;
+      expect(delivery).toMatchObject({ status: 'succeeded', attempts: 1, last_status: 200 });
+    } finally {
+      server.close();
+    }
   });
 
   it('uploads, reads and removes the RSA public key with its D15 fingerprint', async () => {

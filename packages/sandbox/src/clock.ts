@@ -7,6 +7,12 @@ export interface Clock {
   now(): Date;
   /** Moves the clock forward by `ms` (not backwards: a negative value is rejected). */
   advance?(ms: number): void;
+  /**
+   * The real time (epoch ms) of what leaves the simulation: the `t=` of each webhook signature, which a
+   * receiver checks against its own clock (300 s tolerance) however far the sandbox clock was advanced.
+   * Absent (the manual clock), signatures use `now()`.
+   */
+  wallNow?(): number;
 }
 
 /** A clock that can be moved, the shape both built-in clocks have. */
@@ -26,6 +32,7 @@ export function createSystemClock(): AdjustableClock {
   let offsetMs = 0;
   return {
     now: () => new Date(Date.now() + offsetMs),
+    wallNow: () => Date.now(),
     advance(ms) {
       checkStep(ms);
       offsetMs += ms;

@@ -258,8 +258,9 @@ export function createDeliveryWorker(ctx: Context, transport: WebhookTransport, 
       record(row, attemptedAt, { status: null, error: 'endpoint disabled' });
       return false;
     }
-    // A fresh timestamp on every attempt, from the sandbox clock, over the stored bytes (6.2).
-    const signature = signPayload(row.body, endpoint.secret, { timestamp: Math.floor(ctx.nowMs() / 1000) });
+    // A fresh timestamp on every attempt over the stored bytes (6.2): real time when the clock knows it, so that
+    // a receiver on a real clock accepts it after `advance`; the manual clock's own time otherwise.
+    const signature = signPayload(row.body, endpoint.secret, { timestamp: Math.floor((ctx.clock.wallNow?.() ?? ctx.nowMs()) / 1000) });
     let outcome: { status: number | null; error: string | null };
     try {
       const response = await transport({
