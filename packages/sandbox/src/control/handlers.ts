@@ -68,9 +68,9 @@ function createdEndpointBody(endpoint: CreatedWebhookEndpoint): Schemas['Created
   return { ...endpointBody(endpoint), secret: endpoint.secret };
 }
 
-/** The row as the public `CardTransaction` schema types it (the domain's row has the same fields). */
-function transactionBody(row: CardTransaction): { data: Schemas['CardTransaction'] } {
-  return { data: row as Schemas['CardTransaction'] };
+/** The row as the public `CardTransaction` schema types it (the domain's row has the same fields, `supplier_txn_id` always set). */
+function transactionBody(row: CardTransaction): Schemas['TransactionResponse'] {
+  return { data: { ...(row as Schemas['CardTransaction']), supplier_txn_id: row.supplier_txn_id } };
 }
 
 /**
@@ -151,7 +151,12 @@ export function controlHandlers(sandbox: Sandbox): SandboxControlHandlers<Contro
 
     listWebhookDeliveries: ({ auth, query }) => ({
       data: domain(() =>
-        sandbox.deliveries.list({ workspaceId: ws(auth), ...(query.event !== undefined ? { event: query.event } : {}), ...(query.status !== undefined ? { status: query.status } : {}) }),
+        sandbox.deliveries.list({
+          workspaceId: ws(auth),
+          ...(query.event !== undefined ? { event: query.event } : {}),
+          ...(query.status !== undefined ? { status: query.status } : {}),
+          ...(query.endpoint_id !== undefined ? { endpointId: query.endpoint_id } : {}),
+        }),
       ).map(({ workspace_id: _workspace, ...delivery }) => delivery),
     }),
 

@@ -385,7 +385,18 @@ export const componentSchemas: JsonSchema = {
     TransactionResponse: {
       type: 'object',
       required: ['data'],
-      properties: { data: { $ref: 'sandbox-control.json#/$defs/CardTransaction' } },
+      properties: {
+        data: {
+          allOf: [
+            { $ref: 'sandbox-control.json#/$defs/CardTransaction' },
+            {
+              type: 'object',
+              required: ['supplier_txn_id'],
+              properties: { supplier_txn_id: { type: 'string' } },
+            },
+          ],
+        },
+      },
     },
     TransactionStatus: { type: 'string', enum: ['pending', 'posted', 'reversed', 'failed'] },
     TransactionType: {
@@ -878,6 +889,7 @@ export const routes: readonly RouteDefinition[] = [
         type: 'object',
         properties: {
           event: { type: 'string', maxLength: 64 },
+          endpoint_id: { type: 'integer', minimum: 1 },
           status: { $ref: 'sandbox-control.json#/$defs/DeliveryStatus' },
         },
       },

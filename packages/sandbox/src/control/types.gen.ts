@@ -795,7 +795,10 @@ export interface components {
             public_key_pem: string;
         };
         TransactionResponse: {
-            data: components["schemas"]["CardTransaction"];
+            /** @description The new row; `supplier_txn_id` always names its purchase here. */
+            data: components["schemas"]["CardTransaction"] & {
+                supplier_txn_id: string;
+            };
         };
         /**
          * @description The status of a card transaction row.
@@ -1492,6 +1495,8 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
+                /** @description Only deliveries to this endpoint. */
+                endpoint_id?: number;
                 /** @description Only deliveries of this event code. */
                 event?: string;
                 status?: components["schemas"]["DeliveryStatus"];
