@@ -22,6 +22,7 @@ test:
 bench:
 	npm run bench
 
+# The main job for a newcomer: install if needed, then the whole flow against the in-process sandbox.
 demo:
-	@test -d node_modules || npm ci
-	npm run demo --if-present
+	@test -f node_modules/.package-lock.json || npm ci --no-audit --no-fund
+	@npm run --silent demo

@@ -9,13 +9,10 @@ import { describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('scripts/demo.ts', () => {
-  it('runs the whole flow, exits 0 in a few seconds and prints secrets only masked', () => {
-    const started = Date.now();
+  it('runs the whole flow, exits 0 and prints secrets only masked', () => {
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], { cwd: root, encoding: 'utf8', timeout: 15_000 });
-    const elapsed = Date.now() - started;
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    expect(elapsed).toBeLessThan(10_000);
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines.length).toBeLessThanOrEqual(60);
     expect(lines.at(-1)).toMatch(/^Done in [\d.]+ s: \d+ webhooks received/);
