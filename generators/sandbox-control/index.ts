@@ -5,7 +5,7 @@
  * `@card-api/server` (imported, not copied a second time), so the control API gets the same validation,
  * auth, error bodies and `/docs` as the public API.
  */
-import { generatedHeader, GENERATED_HEADER, type GeneratedFile, type Target } from '../core/target.js';
+import { generatedHeader, type GeneratedFile, type Target } from '../core/target.js';
 import type { ApiModel } from '../model/index.js';
 import { createContext } from '../server/context.js';
 import { renderHandlersFile } from '../server/handlers-file.js';
@@ -20,18 +20,14 @@ const DIR = 'packages/sandbox/src/control';
 
 /** Renders the control API's generated sources; the header names the control document, not the card spec. */
 export async function renderSandboxControl(model: ApiModel): Promise<GeneratedFile[]> {
-  const ctx = createContext(model, { typesImport: 'local' }, { runtimeModule: '@card-api/server', handlersName: 'SandboxControlHandlers', schemaId: 'sandbox-control.json' });
   const header = generatedHeader(CONTROL_SPEC);
-  const files: GeneratedFile[] = [
+  const ctx = createContext(model, { typesImport: 'local' }, { runtimeModule: '@card-api/server', handlersName: 'SandboxControlHandlers', schemaId: 'sandbox-control.json', header });
+  return [
     { path: `${DIR}/handlers.gen.ts`, contents: renderHandlersFile(ctx) },
     { path: `${DIR}/routes.gen.ts`, contents: renderRoutesFile(ctx) },
     { path: `${DIR}/spec.gen.ts`, contents: renderSpecFile(ctx) },
-    { path: `${DIR}/types.gen.ts`, contents: await renderTypesFile(model) },
+    { path: `${DIR}/types.gen.ts`, contents: await renderTypesFile(model, { header }) },
   ];
-  return files.map((file) => {
-    if (!file.contents.startsWith(GENERATED_HEADER)) throw new Error(`${file.path}: expected the generated header on line 1`);
-    return { ...file, contents: header + file.contents.slice(GENERATED_HEADER.length) };
-  });
 }
 
 export const sandboxControlTarget: Target = {

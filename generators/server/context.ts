@@ -2,7 +2,7 @@
  * The one context every server transform receives: the model, the render options and the `$id` under which
  * the spec's component schemas are shared by all routes.
  */
-import type { RenderOptions } from '../core/target.js';
+import { GENERATED_HEADER, type RenderOptions } from '../core/target.js';
 import { SpecError, type ApiModel } from '../model/index.js';
 
 /** Default `$id` of the shared schema set; routes refer to `card-api.json#/$defs/<Name>`. */
@@ -19,6 +19,8 @@ export interface ServerContext {
   handlersName: string;
   /** `$id` of the shared component schema set (distinct per API served side by side). */
   schemaId: string;
+  /** Line 1 of every file rendered: the generated-file header naming the document. */
+  header: string;
 }
 
 /** How a second API served on the same runtime (the sandbox's control API) differs from the default. */
@@ -26,6 +28,7 @@ export interface ServerContextOverrides {
   runtimeModule?: string;
   handlersName?: string;
   schemaId?: string;
+  header?: string;
 }
 
 /** Resolves the options once, as openapi-typescript's GlobalContext does. */
@@ -37,6 +40,7 @@ export function createContext(model: ApiModel, options: RenderOptions, overrides
     runtimeModule: overrides.runtimeModule ?? './runtime/index.js',
     handlersName: overrides.handlersName ?? 'CardApiHandlers',
     schemaId: overrides.schemaId ?? SCHEMA_ID,
+    header: overrides.header ?? GENERATED_HEADER,
   };
 }
 

@@ -108,5 +108,5 @@ export function renderHandlersFile(ctx: ServerContext): string {
       ],
     });
   }
-  return printFile(statements);
+  return printFile(statements, { header: ctx.header });
 }

@@ -58,5 +58,5 @@ export function renderPluginFile(ctx: ServerContext): string {
       statements: ['return cardApi as unknown as CardApiPlugin<Auth>;'],
     },
   ];
-  return printFile(statements);
+  return printFile(statements, { header: ctx.header });
 }

@@ -24,5 +24,5 @@ export function renderRoutesFile(ctx: ServerContext): string {
     ),
     exportedConst('Every operation of the spec, sorted by operationId: method, URL, abilities and JSON Schemas.', 'routes', 'readonly RouteDefinition[]', toLiteral(routes)),
   ];
-  return printFile(statements);
+  return printFile(statements, { header: ctx.header });
 }

@@ -13,5 +13,5 @@ export function bundledYaml(ctx: ServerContext): string {
 export function renderSpecFile(ctx: ServerContext): string {
   const lines = bundledYaml(ctx).replace(/\r\n/g, '\n').split('\n');
   const initializer = `[\n${lines.map((line) => `  ${quote(line)},`).join('\n')}\n].join('\\n')`;
-  return printFile([exportedConst('The bundled OpenAPI 3.1 document, served at `<prefix>/openapi.yaml`.', 'openapiYaml', 'string', initializer)]);
+  return printFile([exportedConst('The bundled OpenAPI 3.1 document, served at `<prefix>/openapi.yaml`.', 'openapiYaml', 'string', initializer)], { header: ctx.header });
 }

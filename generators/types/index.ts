@@ -6,9 +6,9 @@ import { transformAliases } from './aliases.js';
 import { renderOpenapiTypescript } from './openapi-typescript.js';
 
 /** The contents of `types.gen.ts` for a model; shared with targets that vendor the types (the client's `--out`). */
-export async function renderTypesFile(model: ApiModel): Promise<string> {
+export async function renderTypesFile(model: ApiModel, options: { header?: string } = {}): Promise<string> {
   const base = await renderOpenapiTypescript(model);
-  return printFile(transformAliases(model), { prefix: base });
+  return printFile(transformAliases(model), { prefix: base, ...(options.header === undefined ? {} : { header: options.header }) });
 }
 
 export const typesTarget: Target = {

@@ -212,17 +212,6 @@ export function dsub(a: string, b: string): string {
   return Decimal.parse(a).sub(Decimal.parse(b)).toFixed(2);
 }
 
-/** Luhn check of a digit string. */
-export function luhn(pan: string): boolean {
-  let total = 0;
-  for (let i = 0; i < pan.length; i++) {
-    let d = pan.charCodeAt(pan.length - 1 - i) - 48;
-    if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
-    total += d;
-  }
-  return total % 10 === 0;
-}
-
 /** Every key of a parsed JSON value, at any depth. */
 export function jsonKeys(value: unknown, into = new Set<string>()): Set<string> {
   if (Array.isArray(value)) for (const v of value) jsonKeys(v, into);
