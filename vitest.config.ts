@@ -1,6 +1,13 @@
+import { defaultClientConditions, defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
+// In-repo tests run the sources: @card-api/* resolve through their "@card-api/source" export condition (to src/),
+// as tsconfig.json's customConditions and .npmrc's node-options do for tsc and child processes.
+const SOURCE = '@card-api/source';
+
 export default defineConfig({
+  resolve: { conditions: [SOURCE, ...defaultClientConditions] },
+  ssr: { resolve: { conditions: [SOURCE, ...defaultServerConditions], externalConditions: [SOURCE] } },
   test: {
     include: [
       'test/**/*.test.ts',

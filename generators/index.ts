@@ -12,6 +12,7 @@ import { serverTarget } from './server/index.js';
 import { typesTarget } from './types/index.js';
 import { webhooksTarget } from './webhooks/index.js';
 
+export { ASSET_ROOT, WORKSPACE_ROOT } from './core/assets.js';
 export { checkFiles, writeFiles, unifiedDiff, type CheckResult, type WriteResult } from './core/files.js';
 export { CONTROL_SPEC, renderSandboxControl } from './sandbox-control/index.js';
 export { GENERATED_HEADER, GENERATED_PREFIX, generatedHeader, type GeneratedFile, type RenderOptions, type Target } from './core/target.js';

@@ -5,12 +5,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { bundle, getLineColLocation, lint, loadConfig, type NormalizedProblem } from '@redocly/openapi-core';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { ASSET_ROOT } from '../core/assets.js';
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** The folder of the bundled spec, templates and lint configuration (see core/assets.ts). */
+export const REPO_ROOT = ASSET_ROOT;
 export const DEFAULT_SPEC = path.join(REPO_ROOT, 'spec/openapi.yaml');
 export const DEFAULT_LINT_CONFIG = path.join(REPO_ROOT, 'redocly.yaml');
 

@@ -1,6 +1,16 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx so that a fresh clone needs no build step.
-import { register } from 'tsx/esm/api';
+// The gen-card-api command. An installed package runs the compiled dist/main.js. Inside a card-api-kit checkout
+// (where src/ exists; it is never published) it runs the TypeScript sources through tsx instead, with the
+// workspace packages resolved to their sources too, so that development needs no build step.
+import { existsSync } from 'node:fs';
+import { register } from 'node:module';
 
-register();
-await import('../src/main.ts');
+const source = new URL('../src/main.ts', import.meta.url);
+if (existsSync(source)) {
+  const { register: registerTsx } = await import('tsx/esm/api');
+  registerTsx();
+  register('../../../scripts/source-condition.mjs', import.meta.url);
+  await import(source.href);
+} else {
+  await import('../dist/main.js');
+}

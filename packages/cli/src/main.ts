@@ -1,38 +1,31 @@
 /**
  * `gen-card-api`: generate the typed client, types and the other targets from the Card Issuing API spec,
- * check generated output for drift, lint and bundle the spec. A thin front end over generators/.
+ * check generated output for drift, lint and bundle the spec, run the sandbox. A thin front end over generators/.
+ *
+ * Only commander is loaded up front: each action imports what it needs (the generators load ts-morph and
+ * openapi-typescript, the sandbox loads Fastify and SQLite), so `--help` and `--version` answer at once.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { stringify } from 'yaml';
-import {
-  CONTROL_SPEC,
-  DEFAULT_SPEC,
-  REPO_ROOT,
-  SpecError,
-  SpecErrors,
-  TARGETS,
-  checkFiles,
-  findTarget,
-  formatLintReport,
-  lintSpec,
-  loadSpec,
-  renderClient,
-  renderTargets,
-  renderTypesFile,
-  scaffoldHandlers,
-  writeScaffold,
-  targetDirs,
-  timed,
-  writeFiles,
-  type GeneratedFile,
-  type Timings,
-} from '../../../generators/index.js';
+import { SpecError, SpecErrors } from '../../../generators/model/errors.js';
+import type { GeneratedFile, Timings } from '../../../generators/index.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
+
+const generators = (): Promise<typeof import('../../../generators/index.js')> => import('../../../generators/index.js');
+
+/** This package's version (`../package.json` from both `src/` and the built `dist/`). */
+export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+
+/** A usage mistake: printed as `gen-card-api: <message>` with exit code 2, like commander's own. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
 
 interface CommonOptions {
   spec?: string;
+  out?: string;
   timings?: boolean;
 }
 
@@ -52,98 +45,122 @@ async function writeOut(outDir: string, files: GeneratedFile[]): Promise<void> {
   }
 }
 
-function specOption(): Option {
-  return new Option('--spec <file>', 'OpenAPI 3.1 spec to read').default(DEFAULT_SPEC, 'the embedded spec/openapi.yaml');
+/** `--spec <file>` and the optional positional `[spec]` (as openapi-typescript takes it) are one setting. */
+function withSpec(command: Command): Command {
+  return command.argument('[spec]', 'OpenAPI 3.1 spec to read (same as --spec; default: the bundled spec)').option('--spec <file>', 'OpenAPI 3.1 spec to read (default: the bundled spec/openapi.yaml)');
 }
 
-async function generateTarget(name: string, opts: CommonOptions & { out?: string }): Promise<void> {
-  const timings: Timings | undefined = opts.timings ? {} : undefined;
-  const target = findTarget(name);
-  if (opts.out) {
-    const { model } = await renderTargets([], { spec: opts.spec, timings });
-    const files = await timed(timings, `render ${name}`, async () => {
-      if (name === 'client') return renderClient(model, { typesImport: 'local' }, '.');
-      if (name === 'types') {
-        return [
-          { path: 'types.gen.ts', contents: await renderTypesFile(model) },
-          { path: 'index.ts', contents: (await target.render(model, { typesImport: 'local' })).find((f) => f.path.endsWith('/index.ts'))!.contents },
-        ];
-      }
-      throw new Error(`--out is not supported for the ${name} target`);
-    });
-    await timed(timings, 'write', () => writeOut(opts.out!, files));
-    console.log(`wrote ${files.length} files to ${opts.out}`);
-    if (name === 'client') console.log(`import { CardApiClient } from '${path.relative(process.cwd(), path.resolve(opts.out, 'index.js')).replace(/^(?!\.)/, './')}'; (needs openapi-fetch)`);
-  } else {
-    const { files } = await renderTargets([target], { spec: opts.spec, timings });
-    const result = await timed(timings, 'write', () => writeFiles(REPO_ROOT, files, targetDirs([target])));
-    console.log(`${name}: ${result.written.length} written, ${result.unchanged.length} unchanged, ${result.removed.length} removed`);
+function resolveSpec(positional: string | undefined, opts: CommonOptions): string | undefined {
+  if (positional !== undefined && opts.spec !== undefined && path.resolve(positional) !== path.resolve(opts.spec)) {
+    throw new UsageError(`two specs given: ${positional} (argument) and ${opts.spec} (--spec); pass one`);
   }
+  return positional ?? opts.spec;
+}
+
+/**
+ * Where a command that regenerates the workspace writes: `--out`, else the card-api-kit checkout it runs from.
+ * A spec other than the bundled one never overwrites the repository's packages unless `--out` says where.
+ */
+async function workspaceOut(command: string, spec: string | undefined, out: string | undefined): Promise<string> {
+  if (out !== undefined) return path.resolve(out);
+  const { DEFAULT_SPEC, WORKSPACE_ROOT } = await generators();
+  if (WORKSPACE_ROOT === null) {
+    throw new UsageError(`${command} needs -o, --out <dir> here: without it, it regenerates the packages of a card-api-kit checkout`);
+  }
+  if (spec !== undefined && path.resolve(spec) !== DEFAULT_SPEC) {
+    throw new UsageError(
+      `${command}: ${spec} is not the bundled spec, so its output would overwrite ${path.relative(process.cwd(), path.join(WORKSPACE_ROOT, 'packages')) || 'packages'}/; pass -o, --out <dir> to write it elsewhere`,
+    );
+  }
+  return WORKSPACE_ROOT;
+}
+
+/** `client` and `types`: a self-contained, vendorable copy with `--out` (or outside the checkout), else the workspace package. */
+async function generateVendorable(name: 'client' | 'types', specArg: string | undefined, opts: CommonOptions): Promise<void> {
+  const gen = await generators();
+  const spec = resolveSpec(specArg, opts);
+  const timings: Timings | undefined = opts.timings ? {} : undefined;
+  const out = opts.out ?? (gen.WORKSPACE_ROOT === null ? (name === 'client' ? 'card-api' : 'card-api-types') : undefined);
+  if (out === undefined) return generateIntoWorkspace(name, spec, opts);
+  const target = gen.findTarget(name);
+  const { model } = await gen.renderTargets([], { ...(spec === undefined ? {} : { spec }), ...(timings ? { timings } : {}) });
+  const files = await gen.timed(timings, `render ${name}`, async () => {
+    if (name === 'client') return gen.renderClient(model, { typesImport: 'local' }, '.');
+    return [
+      { path: 'types.gen.ts', contents: await gen.renderTypesFile(model) },
+      { path: 'index.ts', contents: (await target.render(model, { typesImport: 'local' })).find((f) => f.path.endsWith('/index.ts'))!.contents },
+    ];
+  });
+  await gen.timed(timings, 'write', () => writeOut(out, files));
+  console.log(`wrote ${files.length} files to ${out}`);
+  if (name === 'client') {
+    const from = path.relative(process.cwd(), path.resolve(out, 'index.js')).split(path.sep).join('/');
+    console.log(`import { CardApiClient } from '${from.startsWith('.') ? from : `./${from}`}';   // needs: npm install openapi-fetch`);
+  }
+  printTimings(timings);
+}
+
+async function generateIntoWorkspace(name: string, spec: string | undefined, opts: CommonOptions): Promise<void> {
+  const gen = await generators();
+  const root = await workspaceOut(name, spec, opts.out);
+  const timings: Timings | undefined = opts.timings ? {} : undefined;
+  const targets = name === 'all' ? gen.TARGETS : [gen.findTarget(name)];
+  const { files } = await gen.renderTargets(targets, { ...(spec === undefined ? {} : { spec }), ...(timings ? { timings } : {}) });
+  const result = await gen.timed(timings, 'write', () => gen.writeFiles(root, files, gen.targetDirs(targets)));
+  console.log(`${name}: ${result.written.length} written, ${result.unchanged.length} unchanged, ${result.removed.length} removed${opts.out === undefined ? '' : ` (under ${opts.out})`}`);
+  if (name === 'all') for (const f of [...result.written, ...result.removed]) console.log(`  ${result.removed.includes(f) ? 'removed' : 'wrote'} ${f}`);
   printTimings(timings);
 }
 
 export function buildProgram(): Command {
   const program = new Command('gen-card-api')
-    .description('Generate the typed client, types and server/webhook targets of the Card Issuing API from its OpenAPI 3.1 spec.')
+    .description('Generate the typed client, types and server/webhook targets of the Card Issuing API from its OpenAPI 3.1 spec; lint and bundle the spec; run a local sandbox.')
+    .version(VERSION, '-v, --version', 'print the version of gen-card-api')
     .showHelpAfterError();
 
-  for (const [name, description] of [
-    ['client', 'generate the typed client (default: packages/client; --out writes a self-contained copy)'],
-    ['types', 'generate the TypeScript types (default: packages/types; --out writes a self-contained copy)'],
+  for (const [name, description, defaultOut] of [
+    ['client', 'generate a self-contained typed client into -o, --out <dir> (outside a card-api-kit checkout the default is ./card-api)', 'card-api'],
+    ['types', 'generate the TypeScript types into -o, --out <dir> (outside a card-api-kit checkout the default is ./card-api-types)', 'card-api-types'],
   ] as const) {
-    program
-      .command(name)
-      .description(description)
-      .addOption(specOption())
-      .option('--out <dir>', 'write a self-contained, vendorable copy into <dir> (imports nothing from @card-api/*)')
+    withSpec(program.command(name).description(description))
+      .option('-o, --out <dir>', `write a self-contained, vendorable copy into <dir> (imports nothing from @card-api/*; default ./${defaultOut} outside a checkout, packages/${name} inside one)`)
       .option('--timings', 'print the time of each phase')
-      .action((opts: CommonOptions & { out?: string }) => generateTarget(name, opts));
+      .action((spec: string | undefined, opts: CommonOptions) => generateVendorable(name, spec, opts));
   }
 
-  program
-    .command('webhooks')
-    .description('generate @card-api/webhooks: event types, guards and fixtures over the verification runtime (packages/webhooks)')
-    .addOption(specOption())
-    .option('--timings', 'print the time of each phase')
-    .action((opts: CommonOptions) => generateTarget('webhooks', opts));
+  for (const [name, description] of [
+    ['webhooks', 'generate @card-api/webhooks: event types, guards and fixtures over the verification runtime (packages/webhooks, or under --out)'],
+    ['all', 'generate every target into packages/ (or under --out)'],
+  ] as const) {
+    withSpec(program.command(name).description(description))
+      .option('-o, --out <dir>', 'write the generated package files under <dir> instead of the checkout')
+      .option('--timings', 'print the time of each phase')
+      .action((spec: string | undefined, opts: CommonOptions) => generateIntoWorkspace(name, resolveSpec(spec, opts), opts));
+  }
 
-  program
-    .command('server')
-    .description('generate @card-api/server (packages/server); --scaffold <dir> writes one handler file per operation, never overwriting')
-    .addOption(specOption())
+  withSpec(program.command('server').description('generate @card-api/server (packages/server, or under --out); --scaffold <dir> writes one handler file per operation, never overwriting'))
+    .option('-o, --out <dir>', 'write the generated package files under <dir> instead of the checkout')
     .option('--scaffold <dir>', 'write handler stubs into <dir>; existing files are left untouched')
     .option('--timings', 'print the time of each phase')
-    .action(async (opts: CommonOptions & { scaffold?: string }) => {
-      if (!opts.scaffold) return generateTarget('server', opts);
-      const { model } = await renderTargets([], { spec: opts.spec });
-      const result = await writeScaffold(opts.scaffold, scaffoldHandlers(model, opts.scaffold));
+    .action(async (specArg: string | undefined, opts: CommonOptions & { scaffold?: string }) => {
+      const spec = resolveSpec(specArg, opts);
+      if (!opts.scaffold) return generateIntoWorkspace('server', spec, opts);
+      const gen = await generators();
+      const { model } = await gen.renderTargets([], spec === undefined ? {} : { spec });
+      const result = await gen.writeScaffold(opts.scaffold, gen.scaffoldHandlers(model, opts.scaffold));
       for (const file of result.written) console.log(`wrote   ${file}`);
       for (const file of result.skipped) console.log(`kept    ${file} (exists; never overwritten)`);
     });
 
-  program
-    .command('all')
-    .description('generate every target into packages/')
-    .addOption(specOption())
+  withSpec(program.command('check').description('render every target in memory and report changed, missing and orphaned files (exit 1 on drift)'))
     .option('--timings', 'print the time of each phase')
-    .action(async (opts: CommonOptions) => {
+    .action(async (specArg: string | undefined, opts: CommonOptions) => {
+      const gen = await generators();
+      const spec = resolveSpec(specArg, opts);
+      if (gen.WORKSPACE_ROOT === null) throw new UsageError('check compares generated files with a card-api-kit checkout; run it inside one');
       const timings: Timings | undefined = opts.timings ? {} : undefined;
-      const { files } = await renderTargets(TARGETS, { spec: opts.spec, timings });
-      const result = await timed(timings, 'write', () => writeFiles(REPO_ROOT, files, targetDirs(TARGETS)));
-      console.log(`all: ${result.written.length} written, ${result.unchanged.length} unchanged, ${result.removed.length} removed`);
-      for (const f of [...result.written, ...result.removed]) console.log(`  ${result.removed.includes(f) ? 'removed' : 'wrote'} ${f}`);
-      printTimings(timings);
-    });
-
-  program
-    .command('check')
-    .description('render every target in memory and report changed, missing and orphaned files (exit 1 on drift)')
-    .addOption(specOption())
-    .option('--timings', 'print the time of each phase')
-    .action(async (opts: CommonOptions) => {
-      const timings: Timings | undefined = opts.timings ? {} : undefined;
-      const { files } = await renderTargets(TARGETS, { spec: opts.spec, timings });
-      const result = await timed(timings, 'compare', () => checkFiles(REPO_ROOT, files, targetDirs(TARGETS)));
+      const { files } = await gen.renderTargets(gen.TARGETS, { ...(spec === undefined ? {} : { spec }), ...(timings ? { timings } : {}) });
+      const result = await gen.timed(timings, 'compare', () => gen.checkFiles(gen.WORKSPACE_ROOT!, files, gen.targetDirs(gen.TARGETS)));
       for (const change of result.changed) console.log(`changed: ${change.path}\n${change.diff}\n`);
       for (const file of result.missing) console.log(`missing: ${file}`);
       for (const file of result.orphaned) console.log(`orphaned: ${file} (generated, but no target produces it any more)`);
@@ -155,30 +172,33 @@ export function buildProgram(): Command {
       printTimings(timings);
     });
 
-  program
-    .command('lint')
-    .description('strict lint of the spec: Redocly recommended-strict plus this API\'s rules, then two OpenAPI 3.1 validators (without --spec, the sandbox control API\'s document too)')
-    .addOption(specOption())
-    .action(async (opts: CommonOptions, command: Command) => {
-      const runs: Array<[string, string | undefined]> = [[opts.spec ?? DEFAULT_SPEC, undefined]];
-      if (command.getOptionValueSource('spec') === 'default') runs.push([path.join(REPO_ROOT, CONTROL_SPEC), path.join(REPO_ROOT, path.dirname(CONTROL_SPEC), 'redocly.yaml')]);
-      for (const [spec, config] of runs) {
-        const report = await lintSpec(spec, config);
-        console.log(formatLintReport(report));
-        if (report.errors + report.warnings > 0) process.exitCode = 1;
-      }
-    });
+  withSpec(
+    program
+      .command('lint')
+      .description("strict lint of the spec: Redocly recommended-strict plus this API's rules, then two OpenAPI 3.1 validators (without a spec, the sandbox control API's document too)"),
+  ).action(async (specArg: string | undefined, opts: CommonOptions) => {
+    const gen = await generators();
+    const spec = resolveSpec(specArg, opts);
+    const runs: Array<[string, string | undefined]> = [[spec ?? gen.DEFAULT_SPEC, undefined]];
+    if (spec === undefined) runs.push([path.join(gen.REPO_ROOT, gen.CONTROL_SPEC), path.join(gen.REPO_ROOT, path.dirname(gen.CONTROL_SPEC), 'redocly.yaml')]);
+    for (const [file, config] of runs) {
+      const report = await gen.lintSpec(file, config);
+      console.log(gen.formatLintReport(report));
+      if (report.errors + report.warnings > 0) process.exitCode = 1;
+    }
+  });
 
-  program
-    .command('bundle')
-    .description('print the spec bundled into one document')
-    .addOption(specOption())
-    .option('-o, --output <file>', 'write to a file instead of stdout')
+  withSpec(program.command('bundle').description('print the spec bundled into one document'))
+    .option('-o, --out <file>', 'write to a file instead of stdout')
+    .addOption(new Option('--output <file>').hideHelp())
     .addOption(new Option('--format <format>', 'output format').choices(['yaml', 'json']).default('yaml'))
-    .action(async (opts: CommonOptions & { output?: string; format: 'yaml' | 'json' }) => {
-      const { document } = await loadSpec(opts.spec ?? DEFAULT_SPEC);
+    .action(async (specArg: string | undefined, opts: CommonOptions & { output?: string; format: 'yaml' | 'json' }) => {
+      const gen = await generators();
+      const { stringify } = await import('yaml');
+      const { document } = await gen.loadSpec(resolveSpec(specArg, opts) ?? gen.DEFAULT_SPEC);
       const text = opts.format === 'json' ? `${JSON.stringify(document, null, 2)}\n` : stringify(document, { lineWidth: 0 });
-      if (opts.output) await writeFile(opts.output, text);
+      const out = opts.out ?? opts.output;
+      if (out) await writeFile(out, text);
       else process.stdout.write(text);
     });
 
@@ -186,7 +206,7 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Runs the CLI; spec problems print as `file:line pointer: reason` and exit 2. */
+/** Runs the CLI; spec problems print as `file:line pointer: reason` and exit 2, usage mistakes exit 2 too. */
 export async function main(argv: string[] = process.argv): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);
@@ -199,7 +219,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       return;
     }
     console.error(`gen-card-api: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 1;
+    process.exitCode = error instanceof UsageError ? 2 : 1;
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
-import { SandboxError, startSandbox, type RunningSandbox } from '@card-api/sandbox';
+import type { RunningSandbox } from '@card-api/sandbox';
 
 /** Options of the command, as commander parses them. */
 interface SandboxCommandOptions {
@@ -80,6 +80,8 @@ function nonNegativeInt(name: string, max: number): (value: string) => number {
  * `--webhook-url`.
  */
 export async function runSandboxCommand(options: SandboxCommandOptions): Promise<void> {
+  // Loaded here, not at the top, so that `gen-card-api --help` and the generators never load Fastify and SQLite.
+  const { SandboxError, startSandbox } = await import('@card-api/sandbox');
   const running: RunningSandbox = await startSandbox({
     port: options.port,
     host: options.host,

@@ -1,0 +1,30 @@
+/**
+ * Where the files the generators read at run time live: the bundled spec, `templates/`, the lint configuration.
+ * From source that is the repository root; in the published `gen-card-api` package it is `dist/assets/`, which
+ * the build fills with the same files (scripts/build.ts). Nothing else in the generators guesses paths.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+function findAssetRoot(from: string): string {
+  const candidates = [path.join(from, 'assets')];
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    candidates.push(dir);
+    if (path.dirname(dir) === dir) break;
+  }
+  const found = candidates.find((dir) => existsSync(path.join(dir, 'spec', 'openapi.yaml')) && existsSync(path.join(dir, 'templates')));
+  if (found === undefined) {
+    throw new Error(`gen-card-api: cannot find its bundled spec and templates near ${from}; the installation is incomplete (reinstall gen-card-api)`);
+  }
+  return found;
+}
+
+/** The folder that holds `spec/`, `templates/` and `redocly.yaml`. */
+export const ASSET_ROOT = findAssetRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+/**
+ * The card-api-kit checkout the generators run from, when they do (its `packages/` is what `all`, `check` and a
+ * target without `--out` write); `null` in an installed `gen-card-api`, which only writes where it is told.
+ */
+export const WORKSPACE_ROOT: string | null = existsSync(path.join(ASSET_ROOT, 'packages', 'client', 'package.json')) ? ASSET_ROOT : null;

@@ -1,0 +1,62 @@
+/**
+ * `make build`: every library to `packages/<name>/dist` with `tsc -b` (JavaScript, `.d.ts`, declaration maps),
+ * then the `gen-card-api` CLI: its sources and the generators bundled by esbuild into `packages/cli/dist`
+ * (npm packages stay external, so they are the declared dependencies), and the files the generators read at
+ * run time (the bundled spec, the control document, `templates/`, the lint configuration) copied into
+ * `packages/cli/dist/assets`, where generators/core/assets.ts finds them.
+ */
+import { execFileSync } from 'node:child_process';
+import { cp, mkdir, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const cliDir = path.join(root, 'packages/cli');
+const LIBRARIES = ['types', 'client', 'webhooks', 'server', 'sandbox'];
+
+/** Test files and test-only folders never ship, from templates/ or anywhere else. */
+function shipped(file: string): boolean {
+  const base = path.basename(file);
+  return !/\.test(-d)?\.ts$/.test(base) && !base.startsWith('__') && base !== 'node_modules';
+}
+
+async function buildLibraries(clean: boolean): Promise<void> {
+  if (clean) for (const lib of LIBRARIES) await rm(path.join(root, 'packages', lib, 'dist'), { recursive: true, force: true });
+  execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-b', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
+}
+
+async function buildCli(): Promise<void> {
+  const dist = path.join(cliDir, 'dist');
+  await rm(dist, { recursive: true, force: true });
+  await build({
+    entryPoints: [path.join(cliDir, 'src/main.ts')],
+    outdir: dist,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.19',
+    packages: 'external',
+    chunkNames: 'chunks/[name]-[hash]',
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  const assets = path.join(dist, 'assets');
+  await mkdir(assets, { recursive: true });
+  await cp(path.join(root, 'redocly.yaml'), path.join(assets, 'redocly.yaml'));
+  for (const dir of ['spec', 'templates']) {
+    await cp(path.join(root, dir), path.join(assets, dir), { recursive: true, filter: (source) => shipped(source) });
+  }
+}
+
+async function main(): Promise<void> {
+  const clean = process.argv.includes('--clean');
+  const started = performance.now();
+  await buildLibraries(clean);
+  await buildCli();
+  const files = await readdir(path.join(cliDir, 'dist'), { recursive: true });
+  console.log(`build: ${LIBRARIES.length} libraries (tsc -b) and gen-card-api (${files.length} files in packages/cli/dist) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+await main();
