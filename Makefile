@@ -1,8 +1,12 @@
 # Thin wrappers over npm scripts: one entry per job.
-.PHONY: install lint generate check test bench demo
+.PHONY: install build lint generate check test test-registry bench demo
 
 install:
 	npm ci
+
+# Every library to packages/<name>/dist (tsc -b), the gen-card-api CLI bundled with its assets.
+build:
+	npm run build
 
 lint:
 	npm run lint
@@ -13,11 +17,17 @@ generate:
 check:
 	npm run check
 
-# What CI runs: spec lint + typecheck, generated-output drift check, then the whole vitest suite.
+# What CI runs: spec lint + typecheck, generated-output drift check, the whole vitest suite, then the packages
+# built and proven as a stranger gets them, through a real registry.
 test:
 	npm run lint
 	npm run check --if-present
 	npm test
+	$(MAKE) test-registry
+
+# Publishes every package to a local Verdaccio and installs, compiles and runs them outside the repository.
+test-registry: build
+	npm run test:registry
 
 bench:
 	npm run bench

@@ -16,6 +16,8 @@ export default defineConfig({
       'packages/*/src/**/*.test.ts',
       'spec/**/*.test.ts',
     ],
+    // The registry test has its own config (test/registry/vitest.config.ts) and runs after `make build`.
+    exclude: ['**/node_modules/**', 'test/registry/**'],
     typecheck: {
       enabled: true,
       include: ['test/**/*.test-d.ts', 'templates/**/*.test-d.ts', 'packages/*/src/**/*.test-d.ts'],

@@ -8,9 +8,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 function findAssetRoot(from: string): string {
-  const candidates = [path.join(from, 'assets')];
+  // Walk up from this module (generators/core/ from source, dist/ or dist/chunks/ when bundled), looking at each
+  // folder and its assets/.
+  const candidates: string[] = [];
   for (let dir = from; ; dir = path.dirname(dir)) {
-    candidates.push(dir);
+    candidates.push(dir, path.join(dir, 'assets'));
     if (path.dirname(dir) === dir) break;
   }
   const found = candidates.find((dir) => existsSync(path.join(dir, 'spec', 'openapi.yaml')) && existsSync(path.join(dir, 'templates')));
