@@ -9,6 +9,8 @@ export default defineConfig({
       'packages/*/src/**/*.test.ts',
       'spec/**/*.test.ts',
     ],
+    // fast-check runs from a fixed seed (FC_SEED overrides it): no test depends on chance.
+    setupFiles: ['test/helpers/fast-check-seed.ts'],
     typecheck: {
       enabled: true,
       include: ['test/**/*.test-d.ts', 'templates/**/*.test-d.ts', 'packages/*/src/**/*.test-d.ts'],
