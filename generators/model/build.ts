@@ -41,7 +41,7 @@ class Builder {
         target = isObject(target) ? target[token] : undefined;
       }
       if (target === undefined) {
-        this.fail(where, `$ref ${ref} points at nothing`);
+        this.fail(where, `$ref ${JSON.stringify(ref)} (resolved against ${this.displayFile}) points at nothing: the bundled document has no ${ref}`);
         return null;
       }
       current = target;
@@ -137,7 +137,7 @@ class Builder {
     }
     const client = op['x-client'];
     if (!isObject(client) || typeof client.method !== 'string' || !IDENTIFIER.test(client.method)) {
-      this.fail(`${at}/x-client`, 'every operation needs `x-client: { resource?, method }` naming its client method (see generators/README.md)');
+      this.fail(`${at}/x-client`, 'every operation needs `x-client: { resource?, method }` naming its client method (`{ resource: cards, method: freeze }` makes `client.cards.freeze()`; without `resource` the method is on the client itself); see "Adding an endpoint" in generators/README.md');
       return null;
     }
     if (client.resource !== undefined && (typeof client.resource !== 'string' || !IDENTIFIER.test(client.resource))) {
