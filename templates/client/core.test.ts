@@ -446,7 +446,8 @@ describe('timeouts and cancellation', () => {
     const err = await rejection(core(fetch).c.request(getCard, { path: { uuid: CARD } }, { timeoutMs: 10, maxRetries: 0 }));
     expect(err).toBeInstanceOf(TimeoutError);
     release();
-    await new Promise((r) => setTimeout(r, 10));
+    // The late body is cancelled on arrival; poll for it (bounded) rather than trusting one fixed sleep.
+    for (let i = 0; i < 1000 && !cancelled; i++) await new Promise((r) => setTimeout(r, 1));
     expect(cancelled).toBe(true);
   });
 
