@@ -18,6 +18,8 @@ export default defineConfig({
     ],
     // The registry test has its own config (test/registry/vitest.config.ts) and runs after `make build`.
     exclude: ['**/node_modules/**', 'test/registry/**'],
+    // fast-check runs from a fixed seed (FC_SEED overrides it): no test depends on chance.
+    setupFiles: ['test/helpers/fast-check-seed.ts'],
     typecheck: {
       enabled: true,
       include: ['test/**/*.test-d.ts', 'templates/**/*.test-d.ts', 'packages/*/src/**/*.test-d.ts'],

@@ -12,14 +12,21 @@ function typeName(ref: TypeRef | null, fallback: string): string {
 export function resultType(op: OperationModel): string {
   // A page's `data` is an array; the method yields (and is typed by) its items.
   if (op.paginated && op.success.type) return op.success.type.schema;
+  // A success without a JSON body (204, or 201 without content) resolves with `lastResponse` only.
+  if (op.success.kind === 'none') return 'NoContent';
   return typeName(op.success.type, `operations[${quote(op.operationId)}]['responses'][${op.success.status}]['content']['application/json']`);
 }
 
-/** The named types an operation's method refers to, for the import list. */
+/** Runtime types an operation's method refers to beyond the fixed set (imported only when used). */
+export function referencedRuntimeTypes(op: OperationModel): string[] {
+  return op.success.kind === 'none' ? ['NoContent'] : [];
+}
+
+/** The named types (from the types module) an operation's method refers to, for the import list. */
 export function referencedTypes(op: OperationModel): string[] {
   const names = new Set<string>();
   if (op.success.type) names.add(op.success.type.schema);
-  else names.add('operations');
+  else if (op.success.kind !== 'none') names.add('operations');
   if (op.requestBody) {
     if (op.requestBody.type) names.add(op.requestBody.type.schema);
     else names.add('operations');

@@ -3,7 +3,6 @@
  * shared by the whole run; nothing is type-checked or emitted during generation.
  */
 import { IndentationText, NewLineKind, Project, QuoteKind, type StatementStructures } from 'ts-morph';
-import { GENERATED_HEADER } from './target.js';
 
 let project: Project | undefined;
 let counter = 0;
@@ -22,14 +21,17 @@ function sharedProject(): Project {
   return project;
 }
 
-/** Prints statements as one file, with the generated header on line 1 and an optional raw prefix after it. */
-export function printFile(statements: ReadonlyArray<string | StatementStructures>, options: { prefix?: string; header?: string } = {}): string {
+/**
+ * Prints statements as one file, with `header` on line 1 (`generatedHeader(model.specName)` for generated
+ * files) and an optional raw prefix after it.
+ */
+export function printFile(statements: ReadonlyArray<string | StatementStructures>, options: { header: string; prefix?: string }): string {
   const p = sharedProject();
   counter += 1;
   const file = p.createSourceFile(`/print-${counter}.ts`, { statements: [...statements] }, { overwrite: true });
   const body = file.getFullText();
   p.removeSourceFile(file);
-  const parts = [options.header ?? GENERATED_HEADER, options.prefix?.trimEnd(), body.trim()].filter((s): s is string => Boolean(s));
+  const parts = [options.header, options.prefix?.trimEnd(), body.trim()].filter((s): s is string => Boolean(s));
   return `${parts.join('\n\n')}\n`;
 }
 

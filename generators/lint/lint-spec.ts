@@ -3,11 +3,11 @@
  * `redocly.yaml`), then two independent validators of the bundled document (swagger-parser and
  * @seriousme/openapi-schema-validator). Every problem carries the file, the JSON pointer and the reason.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { bundle, getLineColLocation, lint, loadConfig, type NormalizedProblem } from '@redocly/openapi-core';
+import { getLineColLocation, lint, loadConfig, type NormalizedProblem } from '@redocly/openapi-core';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { assertOpenApi31, bundleSpec, danglingRefReason, readSpecBytes } from '../model/load.js';
 import { ASSET_ROOT } from '../core/assets.js';
 
 /** The folder of the bundled spec, templates and lint configuration (see core/assets.ts). */
@@ -45,6 +45,8 @@ function relative(file: string): string {
 function fromRedocly(problem: NormalizedProblem): LintProblem {
   const location = problem.location[0];
   const file = location?.source.absoluteRef ?? '';
+  const pointer = location?.pointer ?? '#/';
+  const message = /^Can't resolve \$ref/.test(problem.message) && file !== '' ? danglingRefReason(file, location?.source.body, pointer, problem.message) : problem.message;
   let line: number | undefined;
   let column: number | undefined;
   if (location) {
@@ -60,24 +62,28 @@ function fromRedocly(problem: NormalizedProblem): LintProblem {
     source: 'redocly',
     severity: problem.severity,
     file: relative(file),
-    pointer: location?.pointer ?? '#/',
+    pointer,
     ...(line === undefined ? {} : { line, column }),
     rule: problem.ruleId,
-    message: problem.message,
+    message,
   };
 }
 
-/** Lints one spec file. Resolves even when the spec is broken; inspect `errors`. */
+/**
+ * Lints one spec file. Resolves with every lint problem; inspect `errors`. A spec that cannot be linted at all
+ * (unreadable, not YAML or JSON, not OpenAPI 3.1) rejects with the generators' `SpecError` (file, pointer,
+ * reason), which the CLI prints the same way and exits 2 on.
+ */
 export async function lintSpec(specPath: string = DEFAULT_SPEC, configPath: string = DEFAULT_LINT_CONFIG): Promise<LintReport> {
   const absolute = path.resolve(specPath);
-  await readFile(absolute); // a clear ENOENT before any library gets to it
+  await readSpecBytes(absolute);
   const config = await loadConfig({ configPath });
+  const bundled = await bundleSpec(absolute, config);
+  const document = assertOpenApi31(absolute, bundled.bundle.parsed);
   const problems = (await lint({ ref: absolute, config })).map(fromRedocly);
 
   // The independent validators only run on a document that Redocly could bundle without errors.
   if (!problems.some((p) => p.severity === 'error')) {
-    const bundled = await bundle({ ref: absolute, config, dereference: false });
-    const document = bundled.bundle.parsed as Record<string, unknown>;
     try {
       await SwaggerParser.validate(structuredClone(document) as never);
     } catch (error) {

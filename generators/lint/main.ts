@@ -1,6 +1,16 @@
-/** `npm run lint:spec`: strict lint of the bundled spec; exits 1 on any error or warning. */
+/**
+ * Strict lint of a spec without the CLI (`node --import tsx generators/lint/main.ts [spec]`): exits 1 on any
+ * lint error or warning, 2 (with file, pointer and reason) on a spec that cannot be linted, as `gen-card-api lint`.
+ */
+import { SpecError } from '../model/errors.js';
 import { formatLintReport, lintSpec } from './lint-spec.js';
 
-const report = await lintSpec(process.argv[2]);
-console.log(formatLintReport(report));
-process.exitCode = report.errors + report.warnings === 0 ? 0 : 1;
+try {
+  const report = await lintSpec(process.argv[2]);
+  console.log(formatLintReport(report));
+  process.exitCode = report.errors + report.warnings === 0 ? 0 : 1;
+} catch (error) {
+  if (!(error instanceof SpecError)) throw error;
+  console.error(`error ${error.message}\n1 problem(s) in the spec`);
+  process.exitCode = 2;
+}

@@ -3,6 +3,7 @@
  * the JSON pointer of the offending node, and all problems of one pass are reported together.
  */
 import path from 'node:path';
+import { REPO_ROOT } from '../lint/lint-spec.js';
 import { SpecError, SpecErrors, pointer } from './errors.js';
 import { loadSpec, type JsonObject, type LoadedSpec } from './load.js';
 import type { ApiModel, EnumModel, EventModel, HttpMethod, OperationModel, ParameterModel, ResponseModel, SchemaModel, TypeRef } from './model.js';
@@ -40,7 +41,7 @@ class Builder {
         target = isObject(target) ? target[token] : undefined;
       }
       if (target === undefined) {
-        this.fail(where, `$ref ${ref} points at nothing`);
+        this.fail(where, `$ref ${JSON.stringify(ref)} (resolved against ${this.displayFile}) points at nothing: the bundled document has no ${ref}`);
         return null;
       }
       current = target;
@@ -136,7 +137,7 @@ class Builder {
     }
     const client = op['x-client'];
     if (!isObject(client) || typeof client.method !== 'string' || !IDENTIFIER.test(client.method)) {
-      this.fail(`${at}/x-client`, 'every operation needs `x-client: { resource?, method }` naming its client method (see generators/README.md)');
+      this.fail(`${at}/x-client`, 'every operation needs `x-client: { resource?, method }` naming its client method (`{ resource: cards, method: freeze }` makes `client.cards.freeze()`; without `resource` the method is on the client itself); see "Adding an endpoint" in generators/README.md');
       return null;
     }
     if (client.resource !== undefined && (typeof client.resource !== 'string' || !IDENTIFIER.test(client.resource))) {
@@ -331,6 +332,7 @@ class Builder {
       title: typeof info.title === 'string' ? info.title : 'API',
       version: typeof info.version === 'string' ? info.version : '0.0.0',
       specFile: this.spec.file,
+      specName: specDisplayName(this.spec.file),
       specHash: this.spec.hash,
       document: doc,
       operations: sortBy(operations, (op) => op.operationId),
@@ -345,6 +347,14 @@ class Builder {
 export function buildModel(spec: LoadedSpec): ApiModel {
   const rel = path.relative(process.cwd(), spec.file);
   return new Builder(spec, rel.startsWith('..') ? spec.file : rel).build();
+}
+
+/** The name generated headers give a spec file (see {@link ApiModel.specName}). */
+export function specDisplayName(file: string, cwd: string = process.cwd()): string {
+  const inRoot = path.relative(REPO_ROOT, file);
+  const rel = !inRoot.startsWith('..') && !path.isAbsolute(inRoot) ? inRoot : path.relative(cwd, file);
+  // A one-line comment: no line breaks, whatever the file is called.
+  return (path.isAbsolute(rel) ? path.basename(file) : rel).split(path.sep).join('/').replace(/[\r\n\u2028\u2029]+/g, ' ');
 }
 
 const models = new Map<string, ApiModel>();

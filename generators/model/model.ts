@@ -99,7 +99,14 @@ export interface EventModel {
 export interface ApiModel {
   title: string;
   version: string;
+  /** Absolute path of the spec file. */
   specFile: string;
+  /**
+   * How generated headers name the spec: its path relative to the toolkit's root when it lies inside it
+   * (`spec/openapi.yaml`, whatever the working directory), else relative to the working directory, POSIX
+   * separators, so that a vendored client's header stays the same on every machine of a team.
+   */
+  specName: string;
   specHash: string;
   document: JsonObject;
   operations: OperationModel[];

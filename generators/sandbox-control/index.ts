@@ -20,7 +20,7 @@ const DIR = 'packages/sandbox/src/control';
 
 /** Renders the control API's generated sources; the header names the control document, not the card spec. */
 export async function renderSandboxControl(model: ApiModel): Promise<GeneratedFile[]> {
-  const header = generatedHeader(CONTROL_SPEC);
+  const header = generatedHeader(model.specName);
   const ctx = createContext(model, { typesImport: 'local' }, { runtimeModule: '@card-api/server', handlersName: 'SandboxControlHandlers', schemaId: 'sandbox-control.json', header });
   return [
     { path: `${DIR}/handlers.gen.ts`, contents: renderHandlersFile(ctx) },

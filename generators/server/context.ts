@@ -2,7 +2,7 @@
  * The one context every server transform receives: the model, the render options and the `$id` under which
  * the spec's component schemas are shared by all routes.
  */
-import { GENERATED_HEADER, type RenderOptions } from '../core/target.js';
+import { generatedHeader, type RenderOptions } from '../core/target.js';
 import { SpecError, type ApiModel } from '../model/index.js';
 
 /** Default `$id` of the shared schema set; routes refer to `card-api.json#/$defs/<Name>`. */
@@ -40,7 +40,7 @@ export function createContext(model: ApiModel, options: RenderOptions, overrides
     runtimeModule: overrides.runtimeModule ?? './runtime/index.js',
     handlersName: overrides.handlersName ?? 'CardApiHandlers',
     schemaId: overrides.schemaId ?? SCHEMA_ID,
-    header: overrides.header ?? GENERATED_HEADER,
+    header: overrides.header ?? generatedHeader(model.specName),
   };
 }
 

@@ -28,7 +28,7 @@ export async function renderServer(model: ApiModel, options: RenderOptions, dir:
         "export * from './routes.gen.js';",
         "export * from './runtime/index.js';",
         "export * from './spec.gen.js';",
-      ]),
+      ], { header: ctx.header }),
     },
     { path: `${dir}/plugin.gen.ts`, contents: renderPluginFile(ctx) },
     { path: `${dir}/routes.gen.ts`, contents: renderRoutesFile(ctx) },

@@ -8,7 +8,7 @@ import { commaSeparatedQuery, transformParameters } from './parameter-object.js'
 import { transformSchemaObject } from './schema-object.js';
 
 const options: RenderOptions = { typesImport: 'package' };
-const ctx: ServerContext = createContext({ specFile: 'spec/openapi.yaml', document: {}, operations: [], schemas: [] } as unknown as ApiModel, options);
+const ctx: ServerContext = createContext({ specFile: 'spec/openapi.yaml', specName: 'spec/openapi.yaml', document: {}, operations: [], schemas: [] } as unknown as ApiModel, options);
 
 describe('transformSchemaObject', () => {
   it.each([

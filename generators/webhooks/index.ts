@@ -4,14 +4,14 @@
  */
 import { copyTemplates } from '../core/templates.js';
 import { printFile } from '../core/print.js';
-import type { GeneratedFile, Target } from '../core/target.js';
+import { generatedHeader, type GeneratedFile, type Target } from '../core/target.js';
 import type { ApiModel } from '../model/index.js';
 import { transformEvents, transformFixtures } from './events.js';
 
 const DIR = 'packages/webhooks/src';
 
 /** An entry that binds the runtime's generic verifier and dispatcher to `CardApiEvent`. */
-function boundEntry(runtime: string, verify: string, extraExports: string[]): string {
+function boundEntry(header: string, runtime: string, verify: string, extraExports: string[]): string {
   return printFile([
     `import { ${verify} as verifyGeneric, createWebhookHandler as createHandler, type ConstructEventOptions, type RawBody, type WebhookHandler, type WebhookHandlerOptions, type WebhookSecrets } from './runtime/${runtime}.js';`,
     "import { EVENT_NAMES, type CardApiEvent } from './events.gen.js';",
@@ -42,21 +42,22 @@ function boundEntry(runtime: string, verify: string, extraExports: string[]): st
       '  return createHandler<CardApiEvent>({ knownEvents: EVENT_NAMES, ...options });',
       '}',
     ].join('\n'),
-  ]);
+  ], { header });
 }
 
 export async function renderWebhooks(model: ApiModel, typesModule: string): Promise<GeneratedFile[]> {
+  const header = generatedHeader(model.specName);
   return [
-    { path: `${DIR}/events.gen.ts`, contents: printFile(transformEvents(model, typesModule)) },
-    { path: `${DIR}/fixtures.gen.ts`, contents: printFile(transformFixtures(model)) },
-    { path: `${DIR}/index.ts`, contents: boundEntry('index', 'constructEvent', ['signPayload']) },
-    { path: `${DIR}/web.ts`, contents: boundEntry('web', 'constructEventAsync', ['signPayloadAsync', 'toFetchHandler']) },
-    { path: `${DIR}/adapters.ts`, contents: printFile(["export * from './runtime/adapters.js';"]) },
-    { path: `${DIR}/secrets.ts`, contents: printFile(["export * from './runtime/secrets.js';"]) },
-    { path: `${DIR}/lifeline.ts`, contents: printFile(["export * from './runtime/lifeline.js';"]) },
+    { path: `${DIR}/events.gen.ts`, contents: printFile(transformEvents(model, typesModule), { header }) },
+    { path: `${DIR}/fixtures.gen.ts`, contents: printFile(transformFixtures(model), { header }) },
+    { path: `${DIR}/index.ts`, contents: boundEntry(header, 'index', 'constructEvent', ['signPayload']) },
+    { path: `${DIR}/web.ts`, contents: boundEntry(header, 'web', 'constructEventAsync', ['signPayloadAsync', 'toFetchHandler']) },
+    { path: `${DIR}/adapters.ts`, contents: printFile(["export * from './runtime/adapters.js';"], { header }) },
+    { path: `${DIR}/secrets.ts`, contents: printFile(["export * from './runtime/secrets.js';"], { header }) },
+    { path: `${DIR}/lifeline.ts`, contents: printFile(["export * from './runtime/lifeline.js';"], { header }) },
     {
       path: `${DIR}/testing.ts`,
-      contents: printFile(["export { signPayload } from './runtime/index.js';", "export { signPayloadAsync } from './runtime/web.js';", "export { eventFixtures } from './fixtures.gen.js';"]),
+      contents: printFile(["export { signPayload } from './runtime/index.js';", "export { signPayloadAsync } from './runtime/web.js';", "export { eventFixtures } from './fixtures.gen.js';"], { header }),
     },
     ...(await copyTemplates('webhooks', DIR)),
   ];

@@ -15,11 +15,24 @@ const createCard = { method: 'post', path: '/cards', write: true } as const sati
 let server: Server;
 let baseUrl: string;
 const closed = new Map<string, Promise<void>>();
+/** Resolves when the server has received a request for the path (created on first ask, by either side). */
+const arrivals = new Map<string, { promise: Promise<void>; resolve: () => void }>();
+function arrival(id: string): { promise: Promise<void>; resolve: () => void } {
+  let entry = arrivals.get(id);
+  if (!entry) {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    entry = { promise, resolve };
+    arrivals.set(id, entry);
+  }
+  return entry;
+}
 const keys: string[] = [];
 
 function handler(req: IncomingMessage, res: ServerResponse): void {
   const id = req.url ?? '';
   closed.set(id, new Promise<void>((resolve) => res.on('close', () => resolve())));
+  arrival(id).resolve();
   if (id === '/api/v1/cards/ok') {
     res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_real' });
     res.end(JSON.stringify({ data: { uuid: 'ok', auth: req.headers.authorization, ua: req.headers['user-agent'] } }));
@@ -54,9 +67,6 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-const within = <T>(p: Promise<T>, ms: number): Promise<T | 'late'> =>
-  Promise.race([p, new Promise<'late'>((r) => setTimeout(() => r('late'), ms))]);
-
 describe('over real HTTP', () => {
   it('sends the headers and unwraps the body', async () => {
     const core = new ClientCore({ token: 'real_sk_abc', baseUrl });
@@ -82,15 +92,18 @@ describe('over real HTTP', () => {
   it('closes the connection when the deadline passes mid-body', async () => {
     const core = new ClientCore({ token: 'real_sk_abc', baseUrl, timeoutMs: 100, maxRetries: 0 });
     await expect(core.request(getCard, { path: { uuid: 'stall-body' } })).rejects.toBeInstanceOf(TimeoutError);
-    expect(await within(closed.get('/api/v1/cards/stall-body')!, 1000)).not.toBe('late');
+    // Resolves only when the server sees the socket close; a connection left open fails by the test timeout.
+    await closed.get('/api/v1/cards/stall-body');
   });
 
   it('closes the connection when the caller aborts before the headers', async () => {
     const core = new ClientCore({ token: 'real_sk_abc', baseUrl, maxRetries: 0 });
     const ac = new AbortController();
     const p = core.request(getCard, { path: { uuid: 'stall-headers' } }, { signal: ac.signal });
-    setTimeout(() => ac.abort(), 50);
+    // Abort once the server holds the request, so the abort really lands before the headers.
+    await arrival('/api/v1/cards/stall-headers').promise;
+    ac.abort();
     await expect(p).rejects.toMatchObject({ name: 'AbortError' });
-    expect(await within(closed.get('/api/v1/cards/stall-headers')!, 1000)).not.toBe('late');
+    await closed.get('/api/v1/cards/stall-headers');
   });
 });

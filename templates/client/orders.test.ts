@@ -153,9 +153,14 @@ describe('waitForOrder', () => {
       }
       return order('failed', { failure_reason: 'async_issue_failed' });
     };
-    const started = Date.now();
-    await expect(waitForOrder(get, UUID, { intervalMs: 60_000, events: bus.source })).rejects.toMatchObject({ failureReason: 'async_issue_failed' });
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Fake timers: only 10 ms pass, far from the 60 s poll, so only the event can have settled the wait.
+    vi.useFakeTimers();
+    let outcome: unknown;
+    const settled = waitForOrder(get, UUID, { intervalMs: 60_000, events: bus.source }).catch((e: unknown) => (outcome = e));
+    await vi.advanceTimersByTimeAsync(10);
+    expect(outcome).toMatchObject({ failureReason: 'async_issue_failed' });
+    await settled;
+    expect(n).toBe(2);
     expect(bus.listeners).toBe(0);
   });
 

@@ -14,6 +14,15 @@ function deferred() {
   return { promise, resolve };
 }
 
+/** Waits until `condition` holds, polling; fails clearly after `limitMs` instead of racing a fixed sleep. */
+async function until(condition: () => boolean, what: string, limitMs = 10_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
 /** A delivery as the service sends it: fresh timestamp on every (re)delivery. */
 function deliver(h: WebhookHandler<TestEvent>, event: object) {
   const body = JSON.stringify(event);
@@ -118,8 +127,11 @@ describe.each([
     const gate = deferred();
     const handler = vi.fn(() => gate.promise);
     const h = make().on('order.completed', handler);
+    // Order events are emitted right after verification: once three are seen, every delivery is in the dispatcher.
+    let verified = 0;
+    h.orderEvents().subscribe(() => void (verified += 1));
     const results = Promise.all([deliver(h, orderCompleted(11)), deliver(h, orderCompleted(11)), deliver(h, orderCompleted(11))]);
-    await new Promise((r) => setTimeout(r, 10));
+    await until(() => verified === 3, 'three verified deliveries');
     gate.resolve();
     const outcomes = (await results).map((r) => r.outcome).sort();
     expect(outcomes).toEqual(['duplicate', 'duplicate', 'handled']);
@@ -133,9 +145,11 @@ describe.each([
       throw new Error('fail');
     });
     const h = make().on('order.completed', handler);
+    let verified = 0;
+    h.orderEvents().subscribe(() => void (verified += 1));
     const results = Promise.all([deliver(h, orderCompleted(12)), deliver(h, orderCompleted(12))]);
-    // Let both verifications finish (WebCrypto resolves off the main thread) before the first fails.
-    await new Promise((r) => setTimeout(r, 20));
+    // Both verifications must finish (WebCrypto resolves off the main thread) before the first fails.
+    await until(() => verified === 2, 'two verified deliveries');
     gate.resolve();
     expect((await results).map((r) => r.status)).toEqual([500, 500]);
     expect(handler).toHaveBeenCalledTimes(1);

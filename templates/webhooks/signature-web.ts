@@ -1,17 +1,17 @@
 import { normalizeRawBody, parseEvent, secretList } from './envelope.js';
 import { noMatchingSignature } from './errors.js';
 import { checkTimestamp, parseSignatureHeader, timestampString } from './header.js';
-import type { ConstructEventOptions, RawBody, WebhookEvent, WebhookSecrets } from './types.js';
+import type { ConstructEventOptions, RawBody, WebCryptoKey, WebhookEvent, WebhookSecrets } from './types.js';
 
 // Importing a key is the slow part of WebCrypto HMAC; secrets are few and long-lived, so keep them.
 // Bounded so that a caller cycling through secrets cannot grow it without limit.
-const keyCache = new Map<string, Promise<CryptoKey>>();
+const keyCache = new Map<string, Promise<WebCryptoKey>>();
 const KEY_CACHE_MAX = 64;
 const encoder = new TextEncoder();
 // ignoreBOM keeps a BOM in the text, so JSON.parse rejects it exactly as on the Node path.
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
-function hmacKey(secret: string): Promise<CryptoKey> {
+function hmacKey(secret: string): Promise<WebCryptoKey> {
   let key = keyCache.get(secret);
   if (!key) {
     if (keyCache.size >= KEY_CACHE_MAX) keyCache.delete(keyCache.keys().next().value as string);

@@ -44,3 +44,9 @@ export type EventForPattern<E extends WebhookEvent, P extends string> = string e
   : P extends `${infer Prefix}.*`
     ? Extract<E, { event: `${Prefix}.${string}` }>
     : Extract<E, { event: P }>;
+
+/**
+ * WebCrypto's `CryptoKey`, named through the `crypto` global: the DOM lib's type where the DOM lib is loaded,
+ * `node:crypto`'s `webcrypto.CryptoKey` (from `@types/node`) in a Node project without it.
+ */
+export type WebCryptoKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;

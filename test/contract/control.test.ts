@@ -286,7 +286,7 @@ describe('control API: webhooks and time', () => {
     expect(listed.data!.data[0]).not.toHaveProperty('secret');
 
     await issueCard(clientFor(running.baseUrl, token));
-    await expect.poll(async () => (await own.GET('/sandbox/webhook-deliveries', { params: { query: { event: 'order.completed' } } })).data!.data[0]?.attempts ?? 0, { timeout: 5_000 }).toBe(1);
+    await expect.poll(async () => (await own.GET('/sandbox/webhook-deliveries', { params: { query: { event: 'order.completed' } } })).data!.data[0]?.attempts ?? 0, { timeout: 15_000 }).toBe(1);
 
     const t0 = Date.parse((await own.GET('/sandbox/clock')).data!.data.now);
     const moved = await own.POST('/sandbox/clock/advance', { body: { seconds: 40 } });
@@ -342,7 +342,7 @@ describe('control API: webhooks and time', () => {
       await own.POST('/sandbox/clock/advance', { body: { seconds: 7200 } });
       expect(Date.parse((await own.GET('/sandbox/clock')).data!.data.now) - Date.now()).toBeGreaterThan(7000 * 1000 + (before - Date.now()));
       await issueCard(clientFor(running.baseUrl, ws!.data.token.token));
-      await expect.poll(() => seen.length, { timeout: 5_000 }).toBe(1);
+      await expect.poll(() => seen.length, { timeout: 15_000 }).toBe(1);
       const [delivery] = (await own.GET('/sandbox/webhook-deliveries')).data!.data;
       expect(delivery).toMatchObject({ status: 'succeeded', attempts: 1, last_status: 200 });
     } finally {

@@ -78,9 +78,11 @@ describe('real-time defaults', () => {
   it('processes orders on its own with the default clock and latency', async () => {
     const sandbox = createSandbox();
     const { workspace } = sandbox.seedDefaultWorkspace();
+    // Waits for the event instead of a fixed sleep, which a loaded machine can outlast (the test timeout bounds it).
+    const completed = new Promise((resolve) => sandbox.events.onEvent((e) => e.event === 'order.completed' && resolve(e.data)));
     const order = sandbox.cards.create(workspace.id, issueBody());
     expect(order.status).toBe('pending');
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await expect(completed).resolves.toMatchObject({ order_uuid: order.uuid });
     expect(sandbox.orders.get(workspace.id, order.uuid).status).toBe('completed');
     sandbox.close();
   });

@@ -61,7 +61,7 @@ export interface OperationDescriptor {
 
 /** Path parameters, query and body of one call. */
 export interface RequestParams {
-  path?: Readonly<Record<string, string | number>>;
+  path?: Readonly<Record<string, string | number>> | undefined;
   /** Query parameters; `undefined` and `null` values are left out. */
   query?: object | undefined;
   /** JSON body. */
@@ -111,6 +111,12 @@ export interface ResponseMeta {
  * the API's fields.
  */
 export type WithResponse<T> = T & { readonly lastResponse: ResponseMeta };
+
+/**
+ * The result of an operation that answers without a body (a `204`, or a `201` without content): nothing
+ * but the non-enumerable `lastResponse` (as `WithResponse<NoContent>`).
+ */
+export type NoContent = Record<never, never>;
 
 /** A `fetch` as openapi-fetch calls it; `globalThis.fetch` fits. */
 export type FetchFn = (input: Request) => Promise<Response>;

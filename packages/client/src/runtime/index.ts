@@ -13,6 +13,7 @@ export {
   type FetchFn,
   type HttpMethod,
   type ListOptions,
+  type NoContent,
   type OperationDescriptor,
   type RequestOptions,
   type RequestParams,

@@ -5,6 +5,7 @@
  * The only file that imports `jose`; it imports no `node:` module, so it runs on edge runtimes too.
  */
 import { CompactEncrypt, compactDecrypt, decodeProtectedHeader, exportJWK, importJWK, importPKCS8, importSPKI, type JWK } from 'jose';
+import type { WebCryptoKey } from './types.js';
 
 /** Decrypted card secrets (D22): all strings, leading zeros kept. */
 export interface CardSecrets {
@@ -56,10 +57,10 @@ export interface KeyObjectLike {
 export type JwkLike = JWK & { kty: string };
 
 /** A private key: PKCS#8 PEM (or PKCS#1 `RSA PRIVATE KEY` PEM), JWK, `KeyObject` or `CryptoKey`. */
-export type PrivateKeyInput = string | JwkLike | KeyObjectLike | CryptoKey;
+export type PrivateKeyInput = string | JwkLike | KeyObjectLike | WebCryptoKey;
 
 /** A public key: SPKI PEM, PKCS#1 `RSA PUBLIC KEY` PEM, DER SPKI bytes, JWK, `KeyObject` or `CryptoKey`. */
-export type PublicKeyInput = string | Uint8Array | JwkLike | KeyObjectLike | CryptoKey;
+export type PublicKeyInput = string | Uint8Array | JwkLike | KeyObjectLike | WebCryptoKey;
 
 /** One private key, or several keyed by their D15 fingerprint (the event's `key_fingerprint` picks one). */
 export type CardSecretsKeys = PrivateKeyInput | Readonly<Record<string, PrivateKeyInput>>;
@@ -77,7 +78,7 @@ const ENC = 'A256GCM';
 const fail = (reason: CardSecretsErrorReason, message: string) => new CardSecretsError(reason, message);
 const tag = (value: unknown) => (value as { [Symbol.toStringTag]?: string })?.[Symbol.toStringTag];
 const isKeyObject = (k: unknown): k is KeyObjectLike => tag(k) === 'KeyObject';
-const isCryptoKey = (k: unknown): k is CryptoKey => tag(k) === 'CryptoKey';
+const isCryptoKey = (k: unknown): k is WebCryptoKey => tag(k) === 'CryptoKey';
 const isJwk = (k: unknown): k is JwkLike => typeof k === 'object' && k !== null && typeof (k as { kty?: unknown }).kty === 'string';
 
 // ---- DER, just enough to build an RSA SubjectPublicKeyInfo or wrap PKCS#1 into PKCS#8 ----
@@ -138,10 +139,10 @@ function readPem(pem: string): { label: string; der: Uint8Array } {
 
 // ---- key import, cached: RSA imports parse big integers and are worth keeping ----
 
-const pemCache = new Map<string, Promise<CryptoKey>>();
-const objectCache = new WeakMap<object, Promise<CryptoKey>>();
+const pemCache = new Map<string, Promise<WebCryptoKey>>();
+const objectCache = new WeakMap<object, Promise<WebCryptoKey>>();
 
-function cached<K>(cache: { get(k: K): Promise<CryptoKey> | undefined; set(k: K, v: Promise<CryptoKey>): unknown; delete(k: K): unknown }, key: K, load: () => Promise<CryptoKey>) {
+function cached<K>(cache: { get(k: K): Promise<WebCryptoKey> | undefined; set(k: K, v: Promise<WebCryptoKey>): unknown; delete(k: K): unknown }, key: K, load: () => Promise<WebCryptoKey>) {
   let hit = cache.get(key);
   if (!hit) {
     hit = load().catch((error: unknown) => {
@@ -155,11 +156,11 @@ function cached<K>(cache: { get(k: K): Promise<CryptoKey> | undefined; set(k: K,
   return hit;
 }
 
-function importPrivate(key: PrivateKeyInput): Promise<CryptoKey | KeyObjectLike> {
+function importPrivate(key: PrivateKeyInput): Promise<WebCryptoKey | KeyObjectLike> {
   if (isCryptoKey(key) || isKeyObject(key)) return Promise.resolve(key);
   if (isJwk(key)) {
     if (typeof key.d !== 'string') return Promise.reject(fail('invalid_key', 'The JWK has no private part ("d"): pass the private key'));
-    return cached(objectCache, key, () => importJWK(key, ALG) as Promise<CryptoKey>);
+    return cached(objectCache, key, () => importJWK(key, ALG) as Promise<WebCryptoKey>);
   }
   if (typeof key !== 'string') return Promise.reject(fail('invalid_key', 'Unsupported private key type'));
   return cached(pemCache, key, async () => {
@@ -170,7 +171,7 @@ function importPrivate(key: PrivateKeyInput): Promise<CryptoKey | KeyObjectLike>
   });
 }
 
-async function importPublic(key: PublicKeyInput): Promise<CryptoKey | KeyObjectLike> {
+async function importPublic(key: PublicKeyInput): Promise<WebCryptoKey | KeyObjectLike> {
   if (isCryptoKey(key) || isKeyObject(key)) return key;
   const spki = await spkiOf(key);
   return cached(pemCache, toPem('PUBLIC KEY', spki), () => importSPKI(toPem('PUBLIC KEY', spki), ALG));
@@ -189,7 +190,7 @@ async function spkiOf(key: PublicKeyInput | PrivateKeyInput): Promise<Uint8Array
   const { label, der: body } = readPem(key);
   if (label === 'PUBLIC KEY') return body;
   if (label === 'RSA PUBLIC KEY') return spkiFromPkcs1(body);
-  if (label === 'PRIVATE KEY' || label === 'RSA PRIVATE KEY') return spkiFromJwk(await exportJWK((await importPrivate(key)) as CryptoKey));
+  if (label === 'PRIVATE KEY' || label === 'RSA PRIVATE KEY') return spkiFromJwk(await exportJWK((await importPrivate(key)) as WebCryptoKey));
   throw fail('invalid_key', `Unsupported PEM type "${label}"`);
 }
 

@@ -1,0 +1,113 @@
+/**
+ * `lint` and the generators report a spec they cannot read, parse or recognise as OpenAPI 3.1 the same way
+ * (file, pointer, reason; the CLI exits 2), a dangling `$ref` names its target in both, and every document an
+ * error message or the source refers to exists.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { lintSpec } from '../../generators/lint/lint-spec.js';
+import { loadModel, SpecError, SpecErrors } from '../../generators/model/index.js';
+import { ROOT, tempDir, writeSpecCopy } from '../helpers/spec.js';
+
+const run = promisify(execFile);
+const BIN = path.join(ROOT, 'packages/cli/bin/gen-card-api.js');
+const tmp = tempDir('lint');
+afterAll(tmp.cleanup);
+
+async function rejection(p: Promise<unknown>): Promise<SpecError> {
+  const error = await p.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e: unknown) => e,
+  );
+  if (error instanceof SpecErrors && error.errors.length === 1) return error.errors[0]!;
+  if (error instanceof SpecError) return error;
+  throw error;
+}
+
+/** Specs that cannot be linted at all: name → file. */
+function brokenSpecs(): Array<[string, string]> {
+  const yaml = path.join(tmp.dir, 'syntax.yaml');
+  writeFileSync(yaml, 'openapi: 3.1.0\ninfo: {title: x\npaths: {}\n');
+  const scalar = path.join(tmp.dir, 'scalar.json');
+  writeFileSync(scalar, '42\n');
+  const dir = path.join(tmp.dir, 'v30');
+  mkdirSync(dir, { recursive: true });
+  const v30 = writeSpecCopy(dir, (d) => (d.openapi = '3.0.3'));
+  return [
+    ['a missing file', path.join(tmp.dir, 'nope.yaml')],
+    ['a YAML syntax error', yaml],
+    ['a document that is not an object', scalar],
+    ['an OpenAPI 3.0 document', v30],
+  ];
+}
+
+const CASES = brokenSpecs();
+
+describe('lint on a spec it cannot lint', () => {
+  it.each(CASES)('%s: the same SpecError as the generators', async (_, file) => {
+    const fromLint = await rejection(lintSpec(file));
+    const fromGenerators = await rejection(loadModel(file));
+    expect(fromLint.message).toBe(fromGenerators.message);
+    expect(fromLint.file).toMatch(/\.(yaml|json)$/);
+    expect(fromLint.pointer).toMatch(/^#/);
+    expect(fromLint.reason.length).toBeGreaterThan(0);
+  });
+
+  it('the CLI prints file, pointer and reason and exits 2, as `client` does', async () => {
+    const runs = await Promise.all(
+      CASES.map(([, file]) =>
+        run(process.execPath, [BIN, 'lint', '--spec', file], { cwd: ROOT }).then(
+          () => ({ code: 0, stderr: '' }),
+          (e: { code: number; stderr: string }) => e,
+        ),
+      ),
+    );
+    for (const [i, [name, file]] of CASES.entries()) {
+      const expected = await rejection(loadModel(file));
+      expect(runs[i]!.code, name).toBe(2);
+      expect(runs[i]!.stderr, name).toContain(`error ${expected.message}\n1 problem(s) in the spec`);
+    }
+  }, 120_000);
+
+  it('names the target of a dangling $ref', async () => {
+    const dir = path.join(tmp.dir, 'dangling');
+    mkdirSync(dir, { recursive: true });
+    const file = writeSpecCopy(dir, (d) => (d.paths['/wallet'].get.responses['200'].content['application/json'].schema.properties.data.$ref = '#/components/schemas/Nope'));
+    const report = await lintSpec(file);
+    const problem = report.problems.find((p) => p.rule === 'no-unresolved-refs');
+    expect(problem, JSON.stringify(report.problems)).toMatchObject({
+      pointer: '#/paths/~1wallet/get/responses/200/content/application~1json/schema/properties/data',
+      file: expect.stringMatching(/openapi\.yaml$/),
+    });
+    expect(problem!.message).toMatch(/^\$ref "#\/components\/schemas\/Nope" \(resolved against \S*openapi\.yaml\) points at nothing: \S*openapi\.yaml has no #\/components\/schemas\/Nope$/);
+  });
+});
+
+describe('documents referred to by messages and source', () => {
+  it('exist in the repository', () => {
+    const roots = ['generators', 'templates', 'spec/lint', ...readdirSync(path.join(ROOT, 'packages')).map((p) => `packages/${p}/src`), 'packages/cli/bin'];
+    const refs: string[] = [];
+    const walk = (dir: string): void => {
+      if (!existsSync(dir)) return;
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) {
+          if (entry.name !== 'node_modules' && entry.name !== 'dist') walk(full);
+        } else if (/\.(ts|js|mjs)$/.test(entry.name) && !/\.test(-d)?\.ts$/.test(entry.name)) {
+          for (const match of readFileSync(full, 'utf8').matchAll(/(?<![\w/.-])((?:[\w.-]+\/)*[\w.-]+\.md)\b/g)) {
+            refs.push(`${path.relative(ROOT, full)} -> ${match[1]}`);
+          }
+        }
+      }
+    };
+    for (const root of roots) walk(path.join(ROOT, root));
+    expect(refs.some((r) => r.endsWith('-> generators/README.md'))).toBe(true);
+    const missing = refs.filter((r) => !existsSync(path.join(ROOT, r.split(' -> ')[1]!)));
+    expect(missing).toEqual([]);
+  });
+});
