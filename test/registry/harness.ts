@@ -7,7 +7,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -175,7 +175,12 @@ export async function startRegistry(): Promise<Registry> {
     const own = existsSync(userconfig) ? (await readFile(userconfig, 'utf8')).split('\n').filter((line) => !/^\s*(registry|\/\/)/.test(line)) : [];
     const npmrc = path.join(dir, 'npmrc');
     await writeFile(npmrc, [...own, `registry=${url}`, `${host}:_authToken=${token}`, 'fund=false', 'audit=false', 'update-notifier=false', ''].join('\n'));
-    const env = strangerEnv({ npm_config_userconfig: npmrc, npm_config_cache: path.join(dir, 'npm-cache'), npm_config_registry: url });
+    // A fresh npm cache (so that no earlier run's gen-card-api@same-version is reused by npx), seeded with a copy
+    // of this machine's package contents, which npm finds by integrity: public packages need not travel again.
+    const cache = path.join(dir, 'npm-cache');
+    const machineCache = path.join(execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8', env: strangerEnv({}) }).trim(), '_cacache');
+    if (existsSync(machineCache)) await cp(machineCache, path.join(cache, '_cacache'), { recursive: true });
+    const env = strangerEnv({ npm_config_userconfig: npmrc, npm_config_cache: cache, npm_config_registry: url });
 
     const tarballs = await packAll(await mkdirp(path.join(dir, 'tarballs')), env);
     for (const [name, tarball] of tarballs) {

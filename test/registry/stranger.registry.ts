@@ -100,7 +100,7 @@ describe('npx gen-card-api in an empty folder', () => {
     expect(result.stdout).toContain('./card-api');
     const index = await readFile(path.join(folder, 'card-api/index.ts'), 'utf8');
     expect(index).toContain('CardApiClient');
-    expect(index).not.toMatch(/@card-api\//);
+    expect(index).not.toMatch(/from '@card-api\//);
   });
 
   it('starts a sandbox with sandbox --port 0', async () => {
