@@ -121,7 +121,8 @@ function escapeProperty(s: string): string {
 
 function github(r: DiffResult, headFile: string | null): string {
   const command = { breaking: 'error', warning: 'warning', info: 'notice' } as const;
-  const file = headFile ? path.relative(process.cwd(), headFile).split(path.sep).join('/') : null;
+  const rel = headFile ? path.relative(process.cwd(), headFile) : null;
+  const file = rel === null ? null : (rel.startsWith('..') ? headFile! : rel).split(path.sep).join('/');
   const lines = r.changes.map((c) => {
     const props = [];
     if (file && c.location.head) {

@@ -95,6 +95,8 @@ function intersect(a: Norm, b: Norm): Norm {
   out.items = a.items ?? b.items;
   out.variants = a.variants ?? b.variants;
   out.typeName = a.typeName ?? b.typeName;
+  // Point at the named part (`allOf: [{ $ref: Envelope }, { properties: { data: { $ref: Data } } }]` → Data).
+  if (!a.typeName && b.typeName) out.at = b.at;
   return out;
 }
 
