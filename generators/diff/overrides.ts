@@ -123,7 +123,6 @@ export function acknowledgmentLine(change: Change): string {
   const { base, head } = change.location;
   const pointer = base && head ? (base.length > head.length ? base : head) : (head ?? base);
   const at = pointer ?? change.location.operation ?? change.location.event;
-  const scope = change.location.operation ?? change.location.event;
   const atText = at ? ` at: '${at}',` : '';
-  return `  - { id: ${change.id},${atText} level: warning, reason: '<why this is acceptable${scope ? ` for ${scope}` : ''}>' }`;
+  return `  - { id: ${change.id},${atText} level: warning, reason: '<why this is acceptable>' }`;
 }
