@@ -58,11 +58,11 @@ export const CHECKS = {
   'request-additional-properties-closed': { level: 'breaking', meaning: '`additionalProperties: false` added to a request object: extra fields are now rejected.', example: '`CardActionRequest` closed' },
   // Responses
   'response-success-status-changed': { level: 'breaking', meaning: 'The success status of an operation changed.', example: '`createCard` from 202 to 201' },
-  'response-error-status-removed': { level: 'breaking', meaning: 'A documented error status is gone: the typed error for it disappears.', example: '`402` removed from `createCard`' },
+  'response-error-status-removed': { level: 'breaking', meaning: 'A documented error status (or `5XX` range, or `default`) is gone: the typed error for it disappears.', example: '`402` removed from `createCard`' },
   'response-error-status-added': { level: 'info', meaning: 'A new documented error status.', example: '`503` added' },
   'response-error-code-removed': { level: 'warning', meaning: 'An error code documented for an operation (in its error examples) is no longer documented there.', example: '`card_product.unavailable` no longer documented for `createCard`' },
   'response-error-code-added': { level: 'info', meaning: 'A new error code documented for an operation.', example: '`card.limit_exceeded` documented for `topupCard`' },
-  'response-body-changed': { level: 'breaking', meaning: 'The success body changed shape (JSON or none, `{ data }`, error) or its `data` type is another schema.', example: '`getCard` now answers `{ data: CardV2 }`' },
+  'response-body-changed': { level: 'breaking', meaning: 'The success body changed shape: JSON or none, `{ data }` or another envelope, one item or a list.', example: '`getWallet` answers 204 with no body' },
   'pagination-envelope-changed': { level: 'breaking', meaning: 'A list became paginated, stopped being paginated, or its page envelope lost `data`, `meta` or `links`.', example: '`listCardProducts` becomes paginated' },
   'pagination-default-per-page-changed': { level: 'breaking', meaning: 'The default page size of a paginated list changed: callers that omit it get other pages.', example: '`per_page` default from 50 to 20' },
   'response-field-removed': { level: 'breaking', meaning: 'A response field is gone.', example: '`Card.nickname` removed' },

@@ -5,7 +5,7 @@
  */
 import type { ApiModel } from '../model/index.js';
 import { compareStrings } from '../model/index.js';
-import { CHECKS, LEVELS, type Level } from './catalogue.js';
+import type { Level } from './catalogue.js';
 import { Collector, type Change } from './change.js';
 import { compareOperations } from './operations.js';
 import { applyOverrides, type Overrides } from './overrides.js';
@@ -105,6 +105,3 @@ export function runDiff(
     summary: { breaking: count('breaking'), warning: count('warning'), info: count('info'), ignored: ignored.length, failing: kept.filter((c) => isFailing(c, failOn)).length },
   };
 }
-
-void CHECKS;
-void LEVELS;

@@ -41,7 +41,7 @@ function errorCodes(doc: JsonObject, op: OperationModel): Map<string, string> {
   const raw = rawOp(doc, op);
   const all = isObject(raw.responses) ? raw.responses : {};
   for (const status of Object.keys(all).sort()) {
-    if (!/^[45]/.test(status)) continue;
+    if (!/^[45]/.test(status) && status !== 'default') continue;
     const r = resolveRef(doc, all[status], `${op.pointer}/responses/${status}`);
     const content = isObject(r.node) && isObject(r.node.content) ? r.node.content : {};
     const json = isObject(content['application/json']) ? content['application/json'] : {};
@@ -170,20 +170,31 @@ function compareOperation(base: ApiModel, head: ApiModel, b: OperationModel, h: 
   }
   if (bs.schema && hs.schema) compareSchemas(walk('response'), [{ node: bs.schema, at: `${bsAt}/content/application~1json/schema` }], [{ node: hs.schema, at: `${hsAt}/content/application~1json/schema` }], '');
 
-  // Error responses.
-  const hErrors = new Map(h.errors.map((e) => [e.status, e]));
-  for (const be of b.errors) {
-    const he = hErrors.get(be.status);
-    if (!he) {
-      add('response-error-status-removed', { base: respAt(base.document, b, be.status), head: null }, `error status ${be.status} is no longer documented`);
+  // Error responses: every documented 4xx/5xx status, range (`5XX`) and `default`.
+  const errorKeys = (doc: JsonObject, op: OperationModel) => {
+    const responses = rawOp(doc, op).responses;
+    return Object.keys(isObject(responses) ? responses : {}).filter((k) => /^[45]/.test(k) || k === 'default').sort();
+  };
+  const jsonSchemaOf = (doc: JsonObject, op: OperationModel, status: string) => {
+    const responses = rawOp(doc, op).responses;
+    const r = resolveRef(doc, isObject(responses) ? responses[status] : undefined, `${op.pointer}/responses/${status}`);
+    const content = isObject(r.node) && isObject(r.node.content) ? r.node.content : {};
+    const json = isObject(content['application/json']) ? content['application/json'] : null;
+    return { at: r.at, schema: json && json.schema !== undefined ? { node: json.schema, at: `${r.at}/content/application~1json/schema` } : null };
+  };
+  const bErrors = errorKeys(base.document, b);
+  const hErrors = errorKeys(head.document, h);
+  for (const status of bErrors) {
+    const be = jsonSchemaOf(base.document, b, status);
+    if (!hErrors.includes(status)) {
+      add('response-error-status-removed', { base: be.at, head: null, field: status }, `error status ${status} is no longer documented`);
       continue;
     }
-    if (be.schema && he.schema) {
-      compareSchemas(walk('response'), [{ node: be.schema, at: `${respAt(base.document, b, be.status)}/content/application~1json/schema` }], [{ node: he.schema, at: `${respAt(head.document, h, he.status)}/content/application~1json/schema` }], '');
-    }
+    const he = jsonSchemaOf(head.document, h, status);
+    if (be.schema && he.schema) compareSchemas(walk('response'), [be.schema], [he.schema], '');
   }
-  for (const he of h.errors) {
-    if (!b.errors.some((e) => e.status === he.status)) add('response-error-status-added', { base: null, head: respAt(head.document, h, he.status) }, `error status ${he.status} documented`);
+  for (const status of hErrors) {
+    if (!bErrors.includes(status)) add('response-error-status-added', { base: null, head: jsonSchemaOf(head.document, h, status).at, field: status }, `error status ${status} documented`);
   }
   const bCodes = errorCodes(base.document, b);
   const hCodes = errorCodes(head.document, h);

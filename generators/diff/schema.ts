@@ -160,7 +160,7 @@ function normaliseOne(doc: JsonObject, raw: unknown, rawAt: string, depth: numbe
     const hasNull = real.length < branches.length || real.some((b) => b.norm.nullable);
     if (real.length === 1) {
       n = intersect(n, { ...real[0]!.norm, nullable: true });
-      n.nullable = hasNull && (declared === null || declared.includes('null') || n.nullable);
+      n.nullable = hasNull && (declared === null || declared.includes('null'));
       if (!n.typeName && real[0]!.norm.typeName) n.typeName = real[0]!.norm.typeName;
     } else if (real.length > 1) {
       const types = real.every((b) => b.norm.types !== null) ? new Set(real.flatMap((b) => [...b.norm.types!])) : null;
@@ -214,11 +214,10 @@ export interface SchemaWalk {
 export function compareSchemas(w: SchemaWalk, base: Sub[], head: Sub[], field: string, visited = new Set<string>(), typeName?: string): void {
   const b = normalise(w.baseDoc, base);
   const h = normalise(w.headDoc, head);
-  const key = `${b.at}|${h.at}|${field.split('.').length > 24 ? '' : field}`;
   const pairKey = `${b.at}|${h.at}`;
   if (visited.has(pairKey) || visited.size > 5000) return;
+  // A pair already open on this path is a recursive schema: stop there.
   const inner = new Set(visited).add(pairKey);
-  void key;
   const type = h.typeName ?? b.typeName ?? typeName;
   const where = { base: b.at, head: h.at, field };
   const label = field === '' ? 'the body' : `\`${field}\``;
@@ -309,7 +308,7 @@ export function compareSchemas(w: SchemaWalk, base: Sub[], head: Sub[], field: s
     const hr = h.required.has(name);
     const at = { base: bp![0]!.at, head: hp![0]!.at, field: sub };
     if (br !== hr) {
-      const kind = request ? (hr ? 'field-became-required' : 'field-became-optional') : hr ? 'field-became-required' : 'field-became-optional';
+      const kind = hr ? 'field-became-required' : 'field-became-optional';
       w.collector.add(idFor(w.polarity, kind), w.scope, at, `field ${subLabel} ${hr ? 'is now required' : 'is no longer required'}`, type ? [`type ${type}`] : []);
     }
     compareSchemas(w, bp!, hp!, sub, inner, type);

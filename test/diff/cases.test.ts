@@ -168,6 +168,7 @@ const CASES: Case[] = [
   },
   { name: 'an error status removed', id: 'response-error-status-removed', level: 'breaking', at: { operation: 'createCard' }, head: (d) => delete op(d, '/cards', 'post').responses['402'], also: ['response-error-code-removed'] },
   { name: 'an error status added', id: 'response-error-status-added', level: 'info', at: { operation: 'getWallet' }, head: (d) => (op(d, '/wallet').responses['503'] = errorBody) },
+  { name: 'an error range (5XX) added', id: 'response-error-status-added', level: 'info', at: { operation: 'ping' }, head: (d) => (op(d, '/ping').responses['5XX'] = errorBody) },
   { name: 'an error code no longer documented', id: 'response-error-code-removed', level: 'warning', at: { operation: 'listCards' }, head: (d) => delete d.components.responses.Forbidden.content['application/json'].examples.ip_not_allowed },
   {
     name: 'an error code newly documented',
@@ -419,6 +420,19 @@ describe('what a change names', () => {
   it('a query parameter change names the exported query type', () => {
     const changes = diffModels(base, variant(spec, (d) => (param(d, '/cards', 'get', 'search').required = true)));
     expect(changes[0]!.touches).toContain('type ListCardsQuery');
+  });
+});
+
+describe('recursive schemas', () => {
+  it('a self-referencing schema is walked once per path and its changes still found', () => {
+    const recursive = (d: any) => (S(d).Card.properties.parent = { anyOf: [{ $ref: '#/components/schemas/Card' }, { type: 'null' }] });
+    const a = variant(spec, recursive);
+    expect(diffModels(a, variant(spec, recursive))).toEqual([]);
+    const changes = diffModels(a, variant(spec, (d) => { recursive(d); delete S(d).Card.properties.masked_pan; }));
+    const found = changes.filter((c) => c.location.operation === 'getCard').map((c) => `${c.id} ${c.location.field}`);
+    expect(found).toContain('response-field-removed data.masked_pan');
+    // The recursion is cut where a pair of schemas repeats on the path: at most one level of `parent` is reported.
+    expect(found.every((f) => /^response-field-removed data\.(parent\.)?masked_pan$/.test(f))).toBe(true);
   });
 });
 
