@@ -10,10 +10,43 @@ import { acknowledgmentLine } from './overrides.js';
 export const FORMATS = ['text', 'markdown', 'json', 'github'] as const;
 export type Format = (typeof FORMATS)[number];
 
-function where(c: Change): string {
+/** Changes that are one edit seen from several operations or events (same check, pointers, field and message). */
+interface Group {
+  change: Change;
+  scopes: string[];
+  touches: string[];
+}
+
+function scopeOf(c: Change): string {
   const l = c.location;
-  const scope = l.operation ? `${l.operation}${l.endpoint ? ` (${l.endpoint})` : ''}` : l.event ? `event ${l.event}` : 'spec';
-  return l.field ? `${scope} · ${l.field}` : scope;
+  return l.operation ? `${l.operation}${l.endpoint ? ` (${l.endpoint})` : ''}` : l.event ? `event ${l.event}` : 'spec';
+}
+
+export function groupChanges(changes: Change[]): Group[] {
+  const groups = new Map<string, Group>();
+  for (const c of changes) {
+    const key = [c.id, c.level, c.location.base, c.location.head, c.location.field, c.message, c.override?.entry].join('\0');
+    let g = groups.get(key);
+    if (!g) {
+      g = { change: c, scopes: [], touches: [] };
+      groups.set(key, g);
+    }
+    if (!g.scopes.includes(scopeOf(c))) g.scopes.push(scopeOf(c));
+    for (const t of c.touches) if (!g.touches.includes(t)) g.touches.push(t);
+  }
+  // Client methods first, then types and events, each in first-seen order.
+  for (const g of groups.values()) g.touches = [...g.touches.filter((t) => t.startsWith('client.')), ...g.touches.filter((t) => !t.startsWith('client.'))];
+  return [...groups.values()];
+}
+
+function groupWhere(g: Group): string {
+  const field = g.change.location.field;
+  const scope = g.scopes.length === 1 ? g.scopes[0]! : `${g.scopes.length} places`;
+  return field ? `${scope} · ${field}` : scope;
+}
+
+function where(c: Change): string {
+  return c.location.field ? `${scopeOf(c)} · ${c.location.field}` : scopeOf(c);
 }
 
 function pointers(c: Change): string {
@@ -28,15 +61,18 @@ export function acknowledgmentLines(result: DiffResult): string[] {
 function summaryLine(r: DiffResult): string {
   const s = r.summary;
   const ignored = s.ignored ? `, ${s.ignored} ignored by ${r.overridesFile}` : '';
-  return `${s.breaking} breaking, ${s.warning} warning, ${s.info} info${ignored}; failing on ${r.failOn}: ${s.failing}`;
+  return `${s.breaking} breaking, ${s.warning} warning, ${s.info} info${ignored} (${groupChanges(r.changes).length} distinct); failing on ${r.failOn}: ${s.failing}`;
 }
 
 function text(r: DiffResult): string {
   const out = [`gen-card-api diff ${r.base.label} (${r.base.version}) → ${r.head.label} (${r.head.version})`];
   if (r.changes.length === 0) out.push('no changes');
-  for (const c of r.changes) {
-    out.push('', `${c.level.toUpperCase().padEnd(8)} ${c.id}  ${where(c)}`, `  ${c.message}`, `  ${pointers(c)}`);
-    if (c.touches.length) out.push(`  touches ${c.touches.join(', ')}`);
+  for (const g of groupChanges(r.changes)) {
+    const c = g.change;
+    out.push('', `${c.level.toUpperCase().padEnd(8)} ${c.id}  ${groupWhere(g)}`, `  ${c.message}`);
+    if (g.scopes.length > 1) out.push(`  in ${g.scopes.join(', ')}`);
+    out.push(`  ${pointers(c)}`);
+    if (g.touches.length) out.push(`  touches ${g.touches.join(', ')}`);
     if (c.override) out.push(`  level ${c.defaultLevel} → ${c.level} by ${r.overridesFile} entry ${c.override.entry}: ${c.override.reason}`);
   }
   out.push('', summaryLine(r));
@@ -71,9 +107,11 @@ function markdown(r: DiffResult): string {
   ];
   if (r.changes.length) {
     out.push('', '| level | check | where | change | touches in generated code |', '| --- | --- | --- | --- | --- |');
-    for (const c of r.changes) {
+    for (const g of groupChanges(r.changes)) {
+      const c = g.change;
       const level = c.override ? `${c.level} (was ${c.defaultLevel})` : c.level;
-      out.push(`| ${level} | \`${c.id}\` | ${cell(where(c))} | ${cell(c.message)}<br><sub>${cell(pointers(c))}</sub> | ${cell(c.touches.map((t) => `\`${t}\``).join(', '))} |`);
+      const place = [...g.scopes.map(cell), ...(c.location.field ? [`\`${cell(c.location.field)}\``] : [])].join('<br>');
+      out.push(`| ${level} | \`${c.id}\` | ${place} | ${cell(c.message)}<br><sub>${cell(pointers(c))}</sub> | ${cell(g.touches.map((t) => `\`${t}\``).join(', '))} |`);
     }
   }
   if (s.failing > 0) out.push('', '<details><summary>How to acknowledge an intended change</summary>', '', `Add to \`${r.overridesFile ?? 'spec/diff-overrides.yaml'}\` under \`overrides:\`:`, '', '```yaml', ...acknowledgmentLines(r), '```', '', '</details>');

@@ -55,7 +55,7 @@ describe('gen-card-api diff (the Bar)', () => {
     const r = await cli([SPEC, SPEC]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('no changes');
-    expect(r.stdout).toContain('0 breaking, 0 warning, 0 info');
+    expect(r.stdout).toContain('0 breaking, 0 warning, 0 info (0 distinct)');
   });
 
   it('a field removed from a webhook payload: exit 1, a breaking change naming the event', { timeout: T }, async () => {
@@ -161,7 +161,7 @@ describe('gen-card-api diff: exit codes and overrides', () => {
     expect(r.stdout).toContain('WARNING  webhook-payload-field-removed');
     expect(r.stdout).toContain('level breaking → warning by');
     expect(r.stdout).not.toContain('version-major-bump-missing');
-    expect(r.stdout).toContain('0 breaking, 1 warning, 0 info; failing on breaking: 0');
+    expect(r.stdout).toContain('0 breaking, 1 warning, 0 info (1 distinct); failing on breaking: 0');
     expect(r.stdout).toContain('entry 1 matches no change any more');
   });
 });

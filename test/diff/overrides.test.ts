@@ -91,3 +91,22 @@ describe('overrides', () => {
     expect(parseOverrides(null, 'o.yaml').entries).toEqual([]);
   });
 });
+
+describe('text and markdown group one edit seen from several operations', () => {
+  it('one entry per distinct change, listing every place and every touched method', async () => {
+    const { formatResult } = await import('../../generators/diff/index.js');
+    const r = runDiff({ label: 'base', model: base }, { label: 'head', model: head });
+    const text = formatResult(r, 'text');
+    const entries = text.split('\n').filter((l) => l.startsWith('BREAKING response-field-became-optional'));
+    expect(entries).toEqual([
+      'BREAKING response-field-became-optional  6 places · data.related_card_uuid',
+      'BREAKING response-field-became-optional  listOrders (GET /orders) · data[].related_card_uuid',
+    ]);
+    expect(text).toContain('  in closeCard (POST /cards/{uuid}/close), createCard (POST /cards), freezeCard');
+    expect(text).toMatch(/touches client\.cards\.close\(\), client\.cards\.create\(\), .*type Order/);
+    const md = formatResult(r, 'markdown');
+    expect(md.split('\n').filter((l) => l.includes('`response-field-became-optional`'))).toHaveLength(2);
+    // JSON keeps one change per operation, for tools.
+    expect(JSON.parse(formatResult(r, 'json')).changes.filter((c: any) => c.id === 'response-field-became-optional')).toHaveLength(7);
+  });
+});
