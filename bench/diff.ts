@@ -89,17 +89,18 @@ const pairs: Array<[string, string, string]> = [
 async function ours(base: string, head: string) {
   const [b, h] = await Promise.all([loadSpec(base, { cache: false }), loadSpec(head, { cache: false })]);
   const result = runDiff({ label: base, model: buildModel(b) }, { label: head, model: buildModel(h) });
-  return { total: result.changes.length, breaking: result.summary.breaking };
+  return { total: result.changes.length, breaking: result.summary.breaking, webhooks: result.changes.filter((c) => c.location.event !== undefined).length };
 }
 
 function peer(base: string, head: string) {
   const { diffs } = apiCompare(parse(readFileSync(base, 'utf8')), parse(readFileSync(head, 'utf8')));
-  return { total: diffs.length, breaking: diffs.filter((d: { type: string }) => d.type === 'breaking').length };
+  const list = diffs as Array<{ type: string; path?: unknown[] }>;
+  return { total: list.length, breaking: list.filter((d) => d.type === 'breaking').length, webhooks: list.filter((d) => Array.isArray(d.path) && d.path[0] === 'webhooks').length };
 }
 
 const runs = Number(process.env.RUNS ?? 7);
 console.log(`diff time, Node ${process.version}, median of ${runs} runs after a warm-up (file to result, both sides), ours and the peer alternating in one process`);
-const rows: Array<{ label: string; a: number; b: number; c: number; ours: { total: number; breaking: number }; peer: { total: number; breaking: number } }> = [];
+const rows: Array<{ label: string; a: number; b: number; c: number; ours: { total: number; breaking: number; webhooks: number }; peer: { total: number; breaking: number; webhooks: number } }> = [];
 for (const [label, base, head] of pairs) {
   const n = label.startsWith('synthetic') ? Math.max(3, Math.ceil(runs / 2)) : runs;
   const oursCount = await ours(base, head);
@@ -115,10 +116,10 @@ for (const [label, base, head] of pairs) {
   const c = median(await sample(() => runDiff({ label: base, model: bm }, { label: head, model: hm }), n, 1));
   rows.push({ label, a: median(a), b: median(b), c, ours: oursCount, peer: peerCount });
 }
-console.log(`${'pair'.padEnd(32)} ${'gen-card-api diff'.padStart(18)} ${'api-smart-diff'.padStart(15)} ${'ratio'.padStart(7)} ${'ours, compare only'.padStart(19)}   changes reported (breaking): ours / api-smart-diff`);
+console.log(`${'pair'.padEnd(32)} ${'gen-card-api diff'.padStart(18)} ${'api-smart-diff'.padStart(15)} ${'ratio'.padStart(7)} ${'ours, compare only'.padStart(19)}   changes reported (breaking) [in webhooks]: ours / api-smart-diff`);
 for (const r of rows) {
   console.log(
-    `${r.label.padEnd(32)} ${`${r.a.toFixed(0)} ms`.padStart(18)} ${`${r.b.toFixed(0)} ms`.padStart(15)} ${ratio(r.a, r.b).padStart(7)} ${`${r.c.toFixed(0)} ms`.padStart(19)}   ${r.ours.total} (${r.ours.breaking}) / ${r.peer.total} (${r.peer.breaking})`,
+    `${r.label.padEnd(32)} ${`${r.a.toFixed(0)} ms`.padStart(18)} ${`${r.b.toFixed(0)} ms`.padStart(15)} ${ratio(r.a, r.b).padStart(7)} ${`${r.c.toFixed(0)} ms`.padStart(19)}   ${r.ours.total} (${r.ours.breaking}) [${r.ours.webhooks}] / ${r.peer.total} (${r.peer.breaking}) [${r.peer.webhooks}]`,
   );
 }
 console.log('ours includes validating both documents against the OpenAPI 3.1 schema and building the generators\' model; api-smart-diff compares the parsed documents only.');
