@@ -22,6 +22,7 @@ check:
 test:
 	npm run lint
 	npm run check --if-present
+	npm run diff:released
 	npm test
 	$(MAKE) test-registry
 

@@ -1,0 +1,41 @@
+/**
+ * `gen-card-api diff <base> <head>`: the breaking-change check between two versions of the spec, requests,
+ * responses and webhooks. Each side is a file or `<git revision>:<path>`. Exit 0 when nothing reaches the
+ * failing level, 1 when something does, 2 on a usage or spec error (file, pointer, reason). The engine
+ * (generators/diff) is loaded only when the command runs, like the other commands' generators.
+ */
+import { Option, type Command } from 'commander';
+import type { FailOn, Format } from '../../../../generators/diff/index.js';
+
+const FORMATS: readonly Format[] = ['text', 'markdown', 'json', 'github'];
+
+interface DiffOptions {
+  format: Format;
+  failOn: FailOn;
+  overrides?: string;
+}
+
+export function registerDiffCommand(program: Command): void {
+  program
+    .command('diff')
+    .description('report the changes from <base> to <head> (files or <git revision>:<path>), breaking ones first; exit 1 when a change reaches --fail-on, 2 on a usage or spec error')
+    .argument('<base>', 'the spec as released: a file, or <revision>:<path> such as origin/main:spec/openapi.yaml')
+    .argument('<head>', 'the proposed spec: a file, or <revision>:<path>')
+    .addOption(new Option('--format <format>', 'output: text for people, markdown for a PR comment, json, github workflow annotations').choices([...FORMATS]).default('text'))
+    .addOption(new Option('--fail-on <level>', 'the lowest level that fails the check (exit 1)').choices(['breaking', 'warning']).default('breaking'))
+    .option('--overrides <file>', 'YAML file of acknowledged changes: { overrides: [{ id, at?, level: breaking|warning|info|ignore, reason }] } (see docs/diff-checks.md)')
+    .exitOverride((error) => {
+      // A usage error exits 2: exit 1 means "a change reached --fail-on". Help and version exit 0 as usual.
+      if (error.exitCode !== 0) process.exit(2);
+      throw error;
+    })
+    .action(async (base: string, head: string, opts: DiffOptions) => {
+      const engine = await import('../../../../generators/diff/index.js');
+      const overrides = opts.overrides ? await engine.loadOverrides(opts.overrides) : null;
+      const baseSide = await engine.loadSide(base);
+      const headSide = await engine.loadSide(head);
+      const result = engine.runDiff(baseSide, headSide, { overrides, failOn: opts.failOn });
+      process.stdout.write(engine.formatResult(result, opts.format, { headFile: headSide.file }));
+      if (result.summary.failing > 0) process.exitCode = 1;
+    });
+}

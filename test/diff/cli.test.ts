@@ -1,0 +1,167 @@
+/**
+ * `gen-card-api diff` as a user runs it (a child process): the Bar (the spec against itself exits 0 with no
+ * change; a copy with a webhook payload field removed exits 1 with a breaking change naming the event), every
+ * output format, every exit code, git `<revision>:<path>` sides and the override file.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir, writeSpecCopy } from '../helpers/spec.js';
+import { ROOT } from './helpers.js';
+
+const run = promisify(execFile);
+const BIN = path.join(ROOT, 'packages/cli/bin/gen-card-api.js');
+const tmp = tempDir('diff-cli');
+afterAll(tmp.cleanup);
+
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, 'diff', ...args], { cwd: ROOT, maxBuffer: 32 * 1024 * 1024 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+let webhookCut: string;
+let warningOnly: string;
+let broken: string;
+beforeAll(() => {
+  const dir = (name: string) => {
+    const d = path.join(tmp.dir, name);
+    mkdirSync(d);
+    return d;
+  };
+  webhookCut = writeSpecCopy(dir('webhook-cut'), (doc) => {
+    delete doc.components.schemas.OrderCompletedData.properties.completed_at;
+    doc.components.schemas.OrderCompletedData.required = doc.components.schemas.OrderCompletedData.required.filter((n: string) => n !== 'completed_at');
+  });
+  warningOnly = writeSpecCopy(dir('warning-only'), (doc) => {
+    doc.paths['/cards/{uuid}'].get.deprecated = true;
+  });
+  broken = writeSpecCopy(dir('broken'), (doc) => {
+    doc.paths['/wallet'].get.responses = 'not an object';
+  });
+});
+
+const SPEC = 'spec/openapi.yaml';
+const T = 300_000;
+
+describe('gen-card-api diff (the Bar)', () => {
+  it('the spec against itself: exit 0, no change', { timeout: T }, async () => {
+    const r = await cli([SPEC, SPEC]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('no changes');
+    expect(r.stdout).toContain('0 breaking, 0 warning, 0 info (0 distinct)');
+  });
+
+  it('a field removed from a webhook payload: exit 1, a breaking change naming the event', { timeout: T }, async () => {
+    const r = await cli([SPEC, webhookCut]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/BREAKING\s+webhook-payload-field-removed\s+event order\.completed · data\.completed_at/);
+    expect(r.stdout).toContain("EventMap['order.completed']");
+    expect(r.stdout).toContain('- { id: webhook-payload-field-removed, at: \'#/components/schemas/OrderCompletedData/properties/completed_at\', level: warning');
+  });
+});
+
+describe('gen-card-api diff: formats', () => {
+  it('--format json: { changes: [{ id, level, location, message, touches }], summary }', { timeout: T }, async () => {
+    const r = await cli([SPEC, webhookCut, '--format', 'json']);
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout);
+    expect(out.summary).toMatchObject({ breaking: 2, warning: 0, info: 0, failing: 2 });
+    const change = out.changes.find((c: any) => c.id === 'webhook-payload-field-removed');
+    expect(change).toMatchObject({
+      level: 'breaking',
+      location: { event: 'order.completed', field: 'data.completed_at', base: '#/components/schemas/OrderCompletedData/properties/completed_at', head: '#/components/schemas/OrderCompletedData' },
+    });
+    expect(change.message).toContain('removed');
+    expect(out.changes.map((c: any) => c.id)).toContain('version-major-bump-missing');
+  });
+
+  it('--format markdown: a summary table, then the changes, breaking first', { timeout: T }, async () => {
+    const r = await cli([SPEC, webhookCut, '--format', 'markdown', '--fail-on', 'warning']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('| level | changes |');
+    expect(r.stdout).toContain('| breaking | 2 |');
+    const rows = r.stdout.split('\n').filter((l) => /^\| (breaking|warning|info)( \(was \w+\))? \| `/.test(l));
+    expect(rows.length).toBe(2);
+    expect(r.stdout).toContain('`webhook-payload-field-removed`');
+    expect(r.stdout).toContain('How to acknowledge');
+  });
+
+  it('--format github: workflow annotations on the head file', { timeout: T }, async () => {
+    const r = await cli([SPEC, warningOnly, '--format', 'github']);
+    expect(r.code).toBe(0);
+    const rel = path.relative(ROOT, warningOnly);
+    expect(r.stdout).toMatch(new RegExp(`^::warning file=${rel.replace(/[.]/g, '\\.')},line=\\d+,title=operation-deprecated \\(warning\\)::getCard \\(GET /cards/\\{uuid\\}\\)`, 'm'));
+  });
+});
+
+describe('gen-card-api diff: exit codes and overrides', () => {
+  it('--fail-on warning turns a warning into exit 1; the default does not', { timeout: T }, async () => {
+    expect((await cli([SPEC, warningOnly])).code).toBe(0);
+    const r = await cli([SPEC, warningOnly, '--fail-on', 'warning']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('WARNING  operation-deprecated');
+  });
+
+  it('exit 2 on a usage error: a missing argument, an unknown format', { timeout: T }, async () => {
+    const usage = await cli([SPEC]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("missing required argument 'head'");
+    const format = await cli([SPEC, SPEC, '--format', 'xml']);
+    expect(format.code).toBe(2);
+    expect(format.stderr).toContain('xml');
+  });
+
+  it('exit 2 with file, pointer and reason: a missing file, an invalid spec', { timeout: T }, async () => {
+    const missing = await cli([SPEC, 'nope/openapi.yaml']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/nope\/openapi\.yaml #: file not found/);
+    const bad = await cli([SPEC, broken]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/openapi\.yaml #\/paths\/~1wallet\/get\/responses: /);
+  });
+
+  it('exit 2 on an unknown revision and on an invalid override file', { timeout: T }, async () => {
+    const rev = await cli(['no-such-rev-xyz:spec/openapi.yaml', SPEC]);
+    expect(rev.code).toBe(2);
+    expect(rev.stderr).toContain('git cannot read spec/openapi.yaml at revision no-such-rev-xyz');
+    const overrides = path.join(tmp.dir, 'bad-overrides.yaml');
+    writeFileSync(overrides, 'overrides:\n  - { id: response-field-removed, level: warning }\n  - { id: no-such-check, level: info, reason: x }\n');
+    const o = await cli([SPEC, SPEC, '--overrides', overrides]);
+    expect(o.code).toBe(2);
+    expect(o.stderr).toContain('#/overrides/0/reason: every override needs a `reason`');
+    expect(o.stderr).toContain('#/overrides/1/id: unknown check id "no-such-check"');
+  });
+
+  it('a git revision side: HEAD:spec/openapi.yaml against itself', { timeout: T }, async () => {
+    const r = await cli(['HEAD:spec/openapi.yaml', 'HEAD:spec/openapi.yaml', '--format', 'json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).changes).toEqual([]);
+  });
+
+  it('an override downgrades an acknowledged change (exit 0); stale entries are reported', { timeout: T }, async () => {
+    const file = path.join(tmp.dir, 'overrides.yaml');
+    writeFileSync(
+      file,
+      [
+        'overrides:',
+        "  - { id: webhook-payload-field-removed, at: order.completed, level: warning, reason: 'receivers were told in advance' }",
+        "  - { id: response-field-removed, at: getCard, level: info, reason: 'stale' }",
+        '',
+      ].join('\n'),
+    );
+    const r = await cli([SPEC, webhookCut, '--overrides', file]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('WARNING  webhook-payload-field-removed');
+    expect(r.stdout).toContain('level breaking → warning by');
+    expect(r.stdout).not.toContain('version-major-bump-missing');
+    expect(r.stdout).toContain('0 breaking, 1 warning, 0 info (1 distinct); failing on breaking: 0');
+    expect(r.stdout).toContain('entry 1 matches no change any more');
+  });
+});

@@ -1,0 +1,112 @@
+/** The override file: validation with pointers, scoping by `at`, first match wins, `ignore`, and the version rule after overrides. */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { acknowledgmentLine, parseOverrides, runDiff } from '../../generators/diff/index.js';
+import type { ApiModel, LoadedSpec } from '../../generators/model/index.js';
+import { SpecErrors } from '../../generators/model/index.js';
+import { realSpec, schemas, variant } from './helpers.js';
+
+let spec: LoadedSpec;
+let base: ApiModel;
+let head: ApiModel;
+beforeAll(async () => {
+  spec = await realSpec();
+  base = variant(spec);
+  // A breaking change in a schema shared by every write (Order) and one in a webhook payload.
+  head = variant(spec, (d) => {
+    schemas(d).Order.required = schemas(d).Order.required.filter((n: string) => n !== 'related_card_uuid');
+    delete schemas(d).OrderCompletedData.properties.card_uuid;
+  });
+});
+
+const diff = (entries: unknown[]) => runDiff({ label: 'base', model: base }, { label: 'head', model: head }, { overrides: parseOverrides({ overrides: entries }, 'overrides.yaml') });
+
+describe('overrides', () => {
+  it('without overrides: every affected operation and event, plus the missing major bump, fail', () => {
+    const r = runDiff({ label: 'base', model: base }, { label: 'head', model: head });
+    const optional = r.changes.filter((c) => c.id === 'response-field-became-optional');
+    expect(optional.map((c) => c.location.operation)).toEqual(expect.arrayContaining(['createCard', 'topupCard', 'freezeCard', 'unfreezeCard', 'closeCard', 'getOrder', 'listOrders']));
+    expect(r.changes.map((c) => c.id)).toContain('version-major-bump-missing');
+    expect(r.summary.failing).toBe(r.summary.breaking);
+  });
+
+  it('one pointer-scoped line acknowledges the change everywhere it shows; the suggested line is that line', () => {
+    const r0 = runDiff({ label: 'base', model: base }, { label: 'head', model: head });
+    const line = acknowledgmentLine(r0.changes.find((c) => c.id === 'response-field-became-optional')!);
+    expect(line).toBe("  - { id: response-field-became-optional, at: '#/components/schemas/Order/properties/related_card_uuid', level: warning, reason: '<why this is acceptable>' }");
+    const r = diff([
+      { id: 'response-field-became-optional', at: '#/components/schemas/Order/properties/related_card_uuid', level: 'warning', reason: 'D8' },
+      { id: 'webhook-payload-field-removed', at: 'order.completed', level: 'ignore', reason: 'never sent' },
+    ]);
+    expect(r.summary).toMatchObject({ breaking: 0, failing: 0, ignored: 1 });
+    expect(r.changes.every((c) => c.level === 'warning' && c.defaultLevel === 'breaking' && c.override?.reason === 'D8')).toBe(true);
+    expect(r.changes.map((c) => c.id)).not.toContain('version-major-bump-missing');
+    expect(r.unusedOverrides).toEqual([]);
+  });
+
+  it('scopes: operation id, METHOD /path, field, pointer prefix; an unscoped entry covers every location; first match wins', () => {
+    const byOp = diff([{ id: 'response-field-became-optional', at: 'createCard', level: 'info', reason: 'x' }]);
+    expect(byOp.changes.filter((c) => c.id === 'response-field-became-optional' && c.level === 'info').map((c) => c.location.operation)).toEqual(['createCard']);
+    const byEndpoint = diff([{ id: 'response-field-became-optional', at: 'GET /orders', level: 'info', reason: 'x' }]);
+    expect(byEndpoint.changes.filter((c) => c.level === 'info').map((c) => c.location.operation)).toEqual(['listOrders']);
+    const byField = diff([{ id: 'webhook-payload-field-removed', at: 'data.card_uuid', level: 'info', reason: 'x' }]);
+    expect(byField.changes.find((c) => c.id === 'webhook-payload-field-removed')?.level).toBe('info');
+    const byPrefix = diff([{ id: 'response-field-became-optional', at: '#/components/schemas/Order', level: 'info', reason: 'x' }]);
+    expect(byPrefix.changes.filter((c) => c.id === 'response-field-became-optional').every((c) => c.level === 'info')).toBe(true);
+    const notAPrefix = diff([{ id: 'response-field-became-optional', at: '#/components/schemas/Ord', level: 'info', reason: 'x' }]);
+    expect(notAPrefix.unusedOverrides).toEqual([0]);
+    const first = diff([
+      { id: 'webhook-payload-field-removed', level: 'warning', reason: 'first' },
+      { id: 'webhook-payload-field-removed', level: 'ignore', reason: 'second' },
+    ]);
+    expect(first.changes.find((c) => c.id === 'webhook-payload-field-removed')?.override?.reason).toBe('first');
+    expect(first.unusedOverrides).toEqual([1]);
+  });
+
+  it('the version rule is itself overridable', () => {
+    const r = diff([{ id: 'version-major-bump-missing', level: 'warning', reason: 'pre-release' }]);
+    expect(r.changes.find((c) => c.id === 'version-major-bump-missing')?.level).toBe('warning');
+  });
+
+  it('rejects entries without a reason, with an unknown id, level or key, each with its pointer', () => {
+    const bad = () =>
+      parseOverrides(
+        {
+          overrides: [
+            { id: 'response-field-removed', level: 'warning' },
+            { id: 'nope', level: 'info', reason: 'x' },
+            { id: 'response-field-removed', level: 'fatal', reason: 'x' },
+            { id: 'response-field-removed', level: 'info', reason: 'x', scope: 'y' },
+          ],
+        },
+        'o.yaml',
+      );
+    expect(bad).toThrow(SpecErrors);
+    try {
+      bad();
+    } catch (error) {
+      const pointers = (error as SpecErrors).errors.map((e) => e.pointer);
+      expect(pointers).toEqual(['#/overrides/0/reason', '#/overrides/1/id', '#/overrides/2/level', '#/overrides/3']);
+    }
+    expect(() => parseOverrides({ overrides: {} }, 'o.yaml')).toThrow(/must be a list/);
+    expect(parseOverrides(null, 'o.yaml').entries).toEqual([]);
+  });
+});
+
+describe('text and markdown group one edit seen from several operations', () => {
+  it('one entry per distinct change, listing every place and every touched method', async () => {
+    const { formatResult } = await import('../../generators/diff/index.js');
+    const r = runDiff({ label: 'base', model: base }, { label: 'head', model: head });
+    const text = formatResult(r, 'text');
+    const entries = text.split('\n').filter((l) => l.startsWith('BREAKING response-field-became-optional'));
+    expect(entries).toEqual([
+      'BREAKING response-field-became-optional  6 places · data.related_card_uuid',
+      'BREAKING response-field-became-optional  listOrders (GET /orders) · data[].related_card_uuid',
+    ]);
+    expect(text).toContain('  in closeCard (POST /cards/{uuid}/close), createCard (POST /cards), freezeCard');
+    expect(text).toMatch(/touches client\.cards\.close\(\), client\.cards\.create\(\), .*type Order/);
+    const md = formatResult(r, 'markdown');
+    expect(md.split('\n').filter((l) => l.includes('`response-field-became-optional`'))).toHaveLength(2);
+    // JSON keeps one change per operation, for tools.
+    expect(JSON.parse(formatResult(r, 'json')).changes.filter((c: any) => c.id === 'response-field-became-optional')).toHaveLength(7);
+  });
+});
