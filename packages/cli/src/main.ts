@@ -12,6 +12,7 @@ import { Command, Option } from 'commander';
 import { SpecError, SpecErrors } from '../../../generators/model/errors.js';
 import type { GeneratedFile, Timings } from '../../../generators/index.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
+import { registerVerifyCommand } from './commands/verify.js';
 
 const generators = (): Promise<typeof import('../../../generators/index.js')> => import('../../../generators/index.js');
 
@@ -203,6 +204,7 @@ export function buildProgram(): Command {
     });
 
   registerSandboxCommand(program);
+  registerVerifyCommand(program);
   return program;
 }
 
