@@ -54,7 +54,7 @@ export class WebhookReceiver {
         void handler.handle(raw, Array.isArray(header) ? header[0] : header).then((result) => {
           const verified = result.status === 200 && 'event' in result;
           const event = verified ? ((result as { event: Json }).event ?? null) : null;
-          let answered = verified ? 200 : result.status;
+          let answered: number = verified ? 200 : result.status;
           if (verified && event && this.#options.provokeRedelivery !== false && this.refusedEventId === null && this.deliveries.every((d) => !d.verified)) {
             this.refusedEventId = Number(event.event_id);
             answered = 503;
