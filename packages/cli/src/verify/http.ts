@@ -137,7 +137,13 @@ export class Probe {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(request.body);
     }
-    const response = await this.#fetch(url, { method: request.method, headers, body, redirect: 'manual' });
+    let response: Response;
+    try {
+      response = await this.#fetch(url, { method: request.method, headers, body, redirect: 'manual' });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new Error(`cannot reach ${url.origin}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+    }
     const text = await response.text();
     const target = url.pathname.slice(rootPath.length) + url.search;
     const exchange: Exchange = {
