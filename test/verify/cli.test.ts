@@ -42,7 +42,7 @@ let running: RunningSandbox;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  running = await startSandbox({ port: 0, sandboxOptions: { closeDelayMs: null, webhookRetryScheduleMs: [200] } });
+  running = await startSandbox({ port: 0, sandboxOptions: { closeDelayMs: null, webhookRetryScheduleMs: [200], rateLimits: { tokenPerMinute: 100_000, ipPerMinute: 100_000 } } });
   env = { CARD_API_BASE_URL: running.baseUrl, CARD_API_TOKEN: running.token! };
 });
 afterAll(async () => {

@@ -34,6 +34,14 @@ describe('verify finds each injected fault with its named check', { timeout: 120
     expect(check.evidence.some((e) => /^X-Idempotency-Key verify-.*-issue$/.test(e))).toBe(true);
   });
 
+  it('a pagination link that stops early: list.listOrders', async () => {
+    const { failed, report } = await runScene({ restFault: 'broken-next-link' });
+    expect(failed).toEqual(['list.listOrders']);
+    const details = report.checks.find((c) => c.id === 'list.listOrders')!.details.join('\n');
+    expect(details).toMatch(/links\.next is null on page 1 of \d+/);
+    expect(details).toMatch(/the pages hold 2 items, meta\.total says \d+/);
+  });
+
   it('a delivery with a bad signature: webhook.signature', async () => {
     const { failed, report } = await runScene({ writes: true, webhooks: true, hookFault: 'bad-signature' });
     expect(failed).toEqual(['webhook.signature']);

@@ -11,7 +11,7 @@ import { signPayload } from '@card-api/webhooks/testing';
 import { DEFAULT_SPEC } from '../../generators/index.js';
 import { runVerify, type VerifyReport } from '../../packages/cli/src/verify/index.js';
 
-export type RestFault = 'drop-field' | 'undeclared-status' | 'missing-request-id' | 'reused-key-new-order';
+export type RestFault = 'drop-field' | 'undeclared-status' | 'missing-request-id' | 'reused-key-new-order' | 'broken-next-link';
 export type HookFault = 'bad-signature' | 'redelivery-different-bytes' | 'closed-before-initiated';
 
 export interface SceneOptions {
@@ -87,6 +87,11 @@ async function restProxy(targetPort: number, fault: RestFault): Promise<Server> 
         delete json.data.workspace_name;
         out = Buffer.from(JSON.stringify(json));
       }
+      if (fault === 'broken-next-link' && route === '/api/v1/orders' && new URL(req.url ?? '/', 'http://x').searchParams.get('page') === '1' && status === 200) {
+        const json = JSON.parse(out.toString('utf8'));
+        json.links.next = null;
+        out = Buffer.from(JSON.stringify(json));
+      }
       if (fault === 'undeclared-status' && route === '/api/v1/wallet' && status === 200) status = 203;
       if (fault === 'missing-request-id' && route === '/api/v1/card-products') delete outHeaders['x-request-id'];
       delete outHeaders['content-length'];
@@ -160,7 +165,8 @@ export function closeDriver(running: RunningSandbox, workspaceId: number, webhoo
 
 /** Runs verify against a fresh sandbox set up as asked. */
 export async function runScene(options: SceneOptions = {}): Promise<SceneResult> {
-  const running = await startSandbox({ port: 0, sandboxOptions: { closeDelayMs: null, webhookRetryScheduleMs: [200] } });
+  // Rate limits out of the way, so that several runs a minute never wait out a 429 (probe.test.ts covers that path).
+  const running = await startSandbox({ port: 0, sandboxOptions: { closeDelayMs: null, webhookRetryScheduleMs: [200], rateLimits: { tokenPerMinute: 100_000, ipPerMinute: 100_000 } } });
   const servers: Server[] = [];
   let stopDriver = () => undefined as void;
   try {
@@ -196,6 +202,7 @@ export async function runScene(options: SceneOptions = {}): Promise<SceneResult>
       ...(options.webhooks ? { webhook: { host: '127.0.0.1', port: 0, secret } } : {}),
       ...(privateKeyPem ? { privateKeyPem } : {}),
       pollIntervalMs: 50,
+      perPage: 2,
       orderTimeoutMs: 30_000,
       closeTimeoutMs: 30_000,
       webhookWaitMs: 30_000,

@@ -87,6 +87,8 @@ export interface VerifyReport {
   spec: string;
   startedAt: string;
   durationMs: number;
+  /** HTTP requests made to the server (429 retries included). */
+  requests: number;
   mode: { writes: boolean; webhooks: boolean; privateKey: boolean };
   checks: CheckResult[];
   summary: { total: number; passed: number; failed: number; skipped: number };

@@ -15,6 +15,8 @@ export { formatReport, redact, type ReportFormat } from './report.js';
 export { SchemaValidator, VerifySpec } from './spec.js';
 export { FIXED_CHECKS, listCheckId, type CheckResult, type CheckStatus, type VerifyReport } from './checks.js';
 export { WebhookReceiver } from './webhooks.js';
+export { Probe } from './http.js';
+export { CheckRecorder } from './checks.js';
 
 export interface VerifyOptions {
   baseUrl: string;
@@ -82,6 +84,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
     spec: options.spec,
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
+    requests: probe.exchanges.length,
     mode: { writes: options.allowWrites === true, webhooks: receiver !== null, privateKey: options.privateKeyPem !== undefined },
     checks: results,
     summary: {

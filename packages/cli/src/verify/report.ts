@@ -19,7 +19,7 @@ export function formatText(report: VerifyReport): string {
     if (c.evidence.length > 0) lines.push(`      evidence: ${c.evidence.slice(0, c.status === 'fail' ? 10 : 3).join(', ')}${c.evidence.length > (c.status === 'fail' ? 10 : 3) ? ', ...' : ''}`);
   }
   const s = report.summary;
-  lines.push('', `${s.total} checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped in ${(report.durationMs / 1000).toFixed(1)} s`);
+  lines.push('', `${s.total} checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped in ${(report.durationMs / 1000).toFixed(1)} s (${report.requests} requests)`);
   return `${lines.join('\n')}\n`;
 }
 
