@@ -13,6 +13,7 @@ import { SpecError, SpecErrors } from '../../../generators/model/errors.js';
 import type { GeneratedFile, Timings } from '../../../generators/index.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerDiffCommand } from './commands/diff.js';
+import { registerVerifyCommand } from './commands/verify.js';
 
 const generators = (): Promise<typeof import('../../../generators/index.js')> => import('../../../generators/index.js');
 
@@ -205,6 +206,7 @@ export function buildProgram(): Command {
 
   registerSandboxCommand(program);
   registerDiffCommand(program);
+  registerVerifyCommand(program);
   return program;
 }
 

@@ -1,0 +1,282 @@
+/**
+ * The webhook receiver of a verify run, built on `@card-api/webhooks`: every delivery is verified by the
+ * library's handler (signature over the raw bytes, 300 s tolerance) and kept with its exact bytes, so that the
+ * checks `webhook.*` can judge the run afterwards. To see a redelivery, the receiver refuses (503) the first
+ * delivery of the first event once: the contract says any non-2xx answer is retried.
+ */
+import { createServer, type Server } from 'node:http';
+import { createWebhookHandler } from '@card-api/webhooks';
+import { decryptCardSecrets, publicKeyFingerprint } from '@card-api/webhooks/secrets';
+import { canonicalJson, sleep, type Json, type VerifyContext } from './context.js';
+import { toUnits, type FlowResult } from './writes.js';
+
+/** One delivery as received. */
+export interface Delivery {
+  seq: number;
+  /** Order in which the request started and finished arriving (one counter for both). */
+  startedAt: number;
+  finishedAt: number;
+  raw: Buffer;
+  verified: boolean;
+  reason: string | null;
+  event: Json | null;
+  /** The status the receiver answered. */
+  answered: number;
+}
+
+export interface ReceiverOptions {
+  host: string;
+  port: number;
+  secret: string;
+  /** Refuse the first delivery of the first event once, to observe a redelivery. Default true. */
+  provokeRedelivery?: boolean;
+}
+
+export class WebhookReceiver {
+  readonly deliveries: Delivery[] = [];
+  /** The event_id refused once to provoke a redelivery, if any. */
+  refusedEventId: number | null = null;
+  readonly #server: Server;
+  readonly #options: ReceiverOptions;
+  #tick = 0;
+  #listeners = new Set<() => void>();
+
+  constructor(options: ReceiverOptions) {
+    this.#options = options;
+    const handler = createWebhookHandler({ secrets: options.secret, dedupe: false, onUnknownEvent: () => undefined });
+    this.#server = createServer((req, res) => {
+      const startedAt = ++this.#tick;
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        const header = req.headers['x-service-signature'];
+        void handler.handle(raw, Array.isArray(header) ? header[0] : header).then((result) => {
+          const verified = result.status === 200 && 'event' in result;
+          const event = verified ? ((result as { event: Json }).event ?? null) : null;
+          let answered: number = verified ? 200 : result.status;
+          if (verified && event && this.#options.provokeRedelivery !== false && this.refusedEventId === null && this.deliveries.every((d) => !d.verified)) {
+            this.refusedEventId = Number(event.event_id);
+            answered = 503;
+          }
+          this.deliveries.push({
+            seq: this.deliveries.length + 1,
+            startedAt,
+            finishedAt: ++this.#tick,
+            raw,
+            verified,
+            reason: verified ? null : 'reason' in result ? String(result.reason) : `answered ${result.status}`,
+            event,
+            answered,
+          });
+          res.writeHead(answered, { 'content-type': 'application/json' }).end(JSON.stringify({ received: verified }));
+          for (const listener of this.#listeners) listener();
+        });
+      });
+    });
+  }
+
+  /** Starts listening; resolves with the bound port. */
+  listen(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(this.#options.port, this.#options.host, () => {
+        const address = this.#server.address();
+        resolve(typeof address === 'object' && address ? address.port : this.#options.port);
+      });
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#server.closeAllConnections?.();
+      this.#server.close(() => resolve());
+    });
+  }
+
+  /** Verified events, in arrival order (first delivery only per event_id). */
+  events(): Json[] {
+    const seen = new Set<number>();
+    const out: Json[] = [];
+    for (const d of this.deliveries) {
+      if (!d.verified || !d.event || seen.has(d.event.event_id)) continue;
+      seen.add(d.event.event_id);
+      out.push(d.event);
+    }
+    return out;
+  }
+
+  /** Waits until `done()` holds or the timeout passes; true when it holds. */
+  async waitUntil(done: () => boolean, timeoutMs: number): Promise<boolean> {
+    if (done()) return true;
+    return new Promise((resolve) => {
+      const finish = (value: boolean) => {
+        clearTimeout(timer);
+        this.#listeners.delete(listener);
+        resolve(value);
+      };
+      const listener = () => {
+        if (done()) finish(true);
+      };
+      const timer = setTimeout(() => finish(done()), timeoutMs);
+      this.#listeners.add(listener);
+    });
+  }
+}
+
+const evId = (e: Json) => `event_id ${e.event_id} (${e.event})`;
+
+/** Emission order: occurred_at, then event_id. */
+const before = (a: Json, b: Json): boolean => {
+  const ta = Date.parse(a.occurred_at);
+  const tb = Date.parse(b.occurred_at);
+  return ta !== tb ? ta < tb : Number(a.event_id) < Number(b.event_id);
+};
+
+export interface WebhookCheckOptions {
+  /** Longest wait for the events the flow expects, in ms. */
+  waitMs: number;
+  /** PEM of the RSA private key for `card.issued.secrets`, if given. */
+  privateKeyPem?: string;
+}
+
+/** Waits for the flow's events, then judges every delivery. */
+export async function runWebhookChecks(ctx: VerifyContext, receiver: WebhookReceiver, flow: FlowResult | null, options: WebhookCheckOptions): Promise<void> {
+  const { checks, spec } = ctx;
+  const forCard = (name: string) => (e: Json) => e.event === name && e.data?.card_uuid === flow?.cardUuid;
+  const completedFor = (uuid: string) => (e: Json) => e.event === 'order.completed' && e.data?.order_uuid === uuid;
+
+  // What the flow makes the server push.
+  const expected: Array<[string, (e: Json) => boolean]> = [];
+  if (flow?.started) {
+    for (const order of flow.orders.filter((o) => o.finalStatus === 'completed')) expected.push([`order.completed for ${order.uuid}`, completedFor(order.uuid)]);
+    if (flow.cardUuid) {
+      for (const name of ['card.frozen', 'card.unfrozen', 'card.close_initiated']) expected.push([name, forCard(name)]);
+      if (flow.closed) expected.push(['card.closed', forCard('card.closed')]);
+      if (options.privateKeyPem) expected.push(['card.issued.secrets', forCard('card.issued.secrets')]);
+    }
+  }
+  const redelivered = () => receiver.refusedEventId === null || receiver.deliveries.filter((d) => d.verified && d.event?.event_id === receiver.refusedEventId).length > 1;
+  const allArrived = () => expected.every(([, match]) => receiver.events().some(match)) && redelivered();
+  ctx.log(`verify: waiting up to ${options.waitMs / 1000} s for ${expected.length} expected event(s)${receiver.refusedEventId !== null ? ' and a redelivery' : ''}`);
+  await receiver.waitUntil(allArrived, options.waitMs);
+  await sleep(50); // Let deliveries already on the wire land before judging.
+
+  const deliveries = receiver.deliveries;
+  if (deliveries.length === 0) {
+    for (const id of ['webhook.signature', 'webhook.schema', 'webhook.event-id', 'webhook.redelivery-bytes']) checks.skip(id, 'no delivery reached the receiver');
+  }
+  // Signature and tolerance.
+  for (const d of deliveries) {
+    if (d.verified) checks.pass('webhook.signature', 'verified', [evId(d.event!)]);
+    else checks.fail('webhook.signature', `delivery #${d.seq} rejected: ${d.reason}`, [`delivery #${d.seq}`]);
+  }
+  const verified = deliveries.filter((d) => d.verified && d.event);
+  // Schema of each event (first delivery; later ones are judged by the bytes check).
+  for (const e of receiver.events()) {
+    checks.expect('webhook.schema', spec.validator.webhookErrors(e).slice(0, 8).map((p) => `${evId(e)}: ${p}`), evId(e), [evId(e)]);
+  }
+  // One event_id per event.
+  const byId = new Map<number, Set<string>>();
+  const byContent = new Map<string, Set<number>>();
+  for (const d of verified) {
+    const content = canonicalJson({ event: d.event!.event, occurred_at: d.event!.occurred_at, data: d.event!.data });
+    (byId.get(d.event!.event_id) ?? byId.set(d.event!.event_id, new Set()).get(d.event!.event_id)!).add(content);
+    (byContent.get(content) ?? byContent.set(content, new Set()).get(content)!).add(d.event!.event_id);
+  }
+  for (const [id, contents] of byId) checks.expect('webhook.event-id', contents.size > 1 ? [`event_id ${id} names ${contents.size} different events`] : [], `event_id ${id}`, [`event_id ${id}`]);
+  for (const ids of byContent.values()) if (ids.size > 1) checks.fail('webhook.event-id', `one event arrived under event_ids ${[...ids].join(', ')}`, [...ids].map((i) => `event_id ${i}`));
+  // Redeliveries carry the same bytes.
+  const rawById = new Map<number, Buffer[]>();
+  for (const d of verified) (rawById.get(d.event!.event_id) ?? rawById.set(d.event!.event_id, []).get(d.event!.event_id)!).push(d.raw);
+  for (const [id, raws] of rawById) {
+    if (raws.length < 2) continue;
+    const same = raws.every((r) => r.equals(raws[0]!));
+    checks.expect('webhook.redelivery-bytes', same ? [] : [`event_id ${id}: ${raws.length} deliveries, not byte-identical`], `event_id ${id}: ${raws.length} identical deliveries`, [`event_id ${id}`]);
+  }
+  if (receiver.refusedEventId !== null && !redelivered()) {
+    checks.fail('webhook.redelivery-bytes', `event_id ${receiver.refusedEventId} was answered 503 and not redelivered within ${options.waitMs / 1000} s`, [`event_id ${receiver.refusedEventId}`]);
+  }
+  checks.skip('webhook.redelivery-bytes', 'no event was delivered twice (the redelivery probe is off or no event arrived)');
+
+  // The flow's events.
+  const flowChecks = ['webhook.order-completed', 'webhook.issue-carries-card', 'webhook.card-events', 'webhook.close-sequence', 'webhook.card-secrets'];
+  if (!flow?.started) {
+    for (const id of flowChecks) checks.skip(id, flow === null ? 'needs --allow-writes' : 'the write flow wrote nothing');
+    return;
+  }
+  const events = receiver.events();
+  for (const order of flow.orders) {
+    if (order.finalStatus !== 'completed') continue;
+    const e = events.find(completedFor(order.uuid));
+    const problems: string[] = [];
+    if (!e) problems.push(`no order.completed for ${order.type} order ${order.uuid} within ${options.waitMs / 1000} s`);
+    else {
+      if (e.data?.type !== order.type) problems.push(`${evId(e)}: type ${JSON.stringify(e.data?.type)}, the order is ${order.type}`);
+      if (toUnits(e.data?.held_amount) === null || toUnits(e.data?.held_amount) !== toUnits(order.heldAmount)) problems.push(`${evId(e)}: held_amount ${JSON.stringify(e.data.held_amount)}, the 202 said ${JSON.stringify(order.heldAmount)}`);
+      if (e.data?.currency !== order.currency) problems.push(`${evId(e)}: currency ${JSON.stringify(e.data?.currency)}, the 202 said ${JSON.stringify(order.currency)}`);
+      if (order.type !== 'issue_card' && e.data?.card_uuid !== flow.cardUuid) problems.push(`${evId(e)}: card_uuid ${JSON.stringify(e.data?.card_uuid)}, expected ${flow.cardUuid}`);
+    }
+    checks.expect('webhook.order-completed', problems, `${order.type} ${order.uuid}`, [`X-Idempotency-Key ${order.key}`, ...(e ? [evId(e)] : [])]);
+  }
+  const issue = flow.orders.find((o) => o.type === 'issue_card');
+  const issueEvent = issue ? events.find(completedFor(issue.uuid)) : undefined;
+  if (!issue || !flow.cardUuid) checks.skip('webhook.issue-carries-card', 'no card was issued');
+  else if (!issueEvent) checks.fail('webhook.issue-carries-card', `no order.completed for the issue order ${issue.uuid}`, [`X-Idempotency-Key ${issue.key}`]);
+  else checks.expect('webhook.issue-carries-card', issueEvent.data?.card_uuid === flow.cardUuid ? [] : [`${evId(issueEvent)}: card_uuid ${JSON.stringify(issueEvent.data?.card_uuid)}, the order names ${flow.cardUuid}`], `card ${flow.cardUuid}`, [evId(issueEvent)]);
+
+  if (!flow.cardUuid) {
+    for (const id of ['webhook.card-events', 'webhook.close-sequence', 'webhook.card-secrets']) checks.skip(id, 'no card was issued');
+    return;
+  }
+  const frozen = events.find(forCard('card.frozen'));
+  const unfrozen = events.find(forCard('card.unfrozen'));
+  checks.expect('webhook.card-events', frozen ? (frozen.data?.origin === 'workspace' ? [] : [`${evId(frozen)}: origin ${JSON.stringify(frozen.data?.origin)}, expected workspace (D9)`]) : ['no card.frozen for the flow\'s card'], 'card.frozen', frozen ? [evId(frozen)] : []);
+  checks.expect('webhook.card-events', unfrozen ? [] : ['no card.unfrozen for the flow\'s card'], 'card.unfrozen', unfrozen ? [evId(unfrozen)] : []);
+
+  // card.close_initiated, then order.completed of the close, then card.closed.
+  const initiated = events.find(forCard('card.close_initiated'));
+  const closeDone = flow.closeOrder ? events.find(completedFor(flow.closeOrder.uuid)) : undefined;
+  const closed = events.find(forCard('card.closed'));
+  if (!flow.closeOrder) checks.skip('webhook.close-sequence', 'the close was not accepted');
+  else if (!initiated || !closeDone) checks.fail('webhook.close-sequence', `missing ${[!initiated && 'card.close_initiated', !closeDone && 'order.completed of the close'].filter(Boolean).join(' and ')}`, [`X-Idempotency-Key ${flow.closeOrder.key}`]);
+  else {
+    const problems: string[] = [];
+    if (!before(initiated, closeDone)) problems.push(`${evId(closeDone)} is not after ${evId(initiated)} (occurred_at, event_id)`);
+    if (closed) {
+      if (!before(closeDone, closed)) problems.push(`${evId(closed)} is not after ${evId(closeDone)} (occurred_at, event_id)`);
+      // Stage 2 comes after stage 1 in arrival order too (retries aside, they are far apart in time).
+      const first = (id: number) => receiver.deliveries.find((d) => d.verified && d.event?.event_id === id);
+      const a = first(initiated.event_id);
+      const c = first(closed.event_id);
+      if (a && c && c.finishedAt < a.startedAt) problems.push(`${evId(closed)} arrived before ${evId(initiated)}`);
+    } else if (flow.closed) problems.push('no card.closed although the card is closed');
+    const evidence = [initiated, closeDone, ...(closed ? [closed] : [])].map(evId);
+    if (!closed && !flow.closed && problems.length === 0) checks.pass('webhook.close-sequence', 'card.close_initiated then order.completed (stage 2 not reached)', evidence);
+    else checks.expect('webhook.close-sequence', problems, 'close_initiated, order.completed, closed', evidence);
+  }
+
+  // The card secrets.
+  if (!options.privateKeyPem) {
+    checks.skip('webhook.card-secrets', 'needs --private-key (and the workspace\'s RSA public key uploaded)');
+    return;
+  }
+  const secretsEvent = events.find(forCard('card.issued.secrets'));
+  if (!secretsEvent) {
+    checks.fail('webhook.card-secrets', 'no card.issued.secrets for the flow\'s card', []);
+    return;
+  }
+  const problems: string[] = [];
+  try {
+    const fingerprint = await publicKeyFingerprint(options.privateKeyPem);
+    if (secretsEvent.data?.key_fingerprint !== fingerprint) problems.push(`${evId(secretsEvent)}: key_fingerprint is not the fingerprint of the given key (D15)`);
+    const secrets = await decryptCardSecrets(String(secretsEvent.data?.secrets_jwe), options.privateKeyPem);
+    const card = flow.card ?? {};
+    if (typeof card.pan_last4 === 'string' && !secrets.pan.endsWith(card.pan_last4)) problems.push(`${evId(secretsEvent)}: the decrypted PAN does not end in the card's pan_last4`);
+    if (typeof card.pan_bin === 'string' && !secrets.pan.startsWith(card.pan_bin)) problems.push(`${evId(secretsEvent)}: the decrypted PAN does not start with the card's pan_bin`);
+  } catch (error) {
+    // CardSecretsError messages name reasons only, never the plaintext.
+    problems.push(`${evId(secretsEvent)}: ${(error as { reason?: string }).reason ?? 'error'}: ${(error as Error).message}`);
+  }
+  checks.expect('webhook.card-secrets', problems, 'decrypted; shape valid; PAN matches the card', [evId(secretsEvent)]);
+}

@@ -1,0 +1,256 @@
+/**
+ * The write flow (`--allow-writes`): the contract's typical flow with the smallest amounts the products allow.
+ * Issue a card, replay the key, reuse the key with another body, wait for the order, top up, freeze, freeze
+ * again, unfreeze, close, wait for close stage 2. Every write sends its own `X-Idempotency-Key`, named in the
+ * evidence. Operations are looked up by operationId in the spec.
+ */
+import { randomUUID } from 'node:crypto';
+import { evidenceOf, type Exchange } from './http.js';
+import { sleep, type Json, type VerifyContext } from './context.js';
+
+const SCALE = 8;
+
+/** A decimal string as an integer count of 10^-8 units (no float anywhere). */
+export function toUnits(value: unknown): bigint | null {
+  if (typeof value !== 'string') return null;
+  const m = /^(-?)(\d+)(?:\.(\d{1,8}))?$/.exec(value);
+  if (!m) return null;
+  const units = BigInt(m[2]!) * 10n ** BigInt(SCALE) + BigInt((m[3] ?? '').padEnd(SCALE, '0') || '0');
+  return m[1] === '-' ? -units : units;
+}
+
+export function fromUnits(units: bigint): string {
+  const negative = units < 0n;
+  const abs = negative ? -units : units;
+  const int = abs / 10n ** BigInt(SCALE);
+  const frac = (abs % 10n ** BigInt(SCALE)).toString().padStart(SCALE, '0').replace(/0+$/, '');
+  return `${negative ? '-' : ''}${int}${frac ? `.${frac.padEnd(2, '0')}` : '.00'}`;
+}
+
+/** Rounds units half-up to `decimals` places. */
+function roundHalfUp(units: bigint, decimals: number): bigint {
+  const step = 10n ** BigInt(SCALE - decimals);
+  const rest = units % step;
+  return units - rest + (rest * 2n >= step ? step : 0n);
+}
+
+const sameAmount = (a: unknown, b: unknown): boolean => toUnits(a) !== null && toUnits(a) === toUnits(b);
+
+/** One order the flow created, for the webhook checks. */
+export interface FlowOrder {
+  uuid: string;
+  type: string;
+  key: string;
+  heldAmount: unknown;
+  currency: unknown;
+  /** Terminal status seen by polling, or null when it never ended. */
+  finalStatus: string | null;
+}
+
+/** What the flow leaves for the webhook checks. */
+export interface FlowResult {
+  cardUuid: string | null;
+  card: Json | null;
+  orders: FlowOrder[];
+  closeOrder: FlowOrder | null;
+  closed: boolean;
+  /** Set once the flow wrote something, so that webhook expectations apply. */
+  started: boolean;
+}
+
+export interface WriteOptions {
+  /** Polling interval of orders and of close stage 2, in ms (the contract suggests 2 to 5 s). */
+  pollIntervalMs: number;
+  /** Longest wait for an order to end, in ms. */
+  orderTimeoutMs: number;
+  /** Longest wait for close stage 2, in ms; after it the stage-2 check is skipped (the contract allows days). */
+  closeTimeoutMs: number;
+}
+
+const TERMINAL = ['completed', 'failed'];
+
+/** Runs the write flow; every step records its own check, and a step that cannot run skips the rest with the reason. */
+export async function runWriteFlow(ctx: VerifyContext, options: WriteOptions): Promise<FlowResult> {
+  const { probe, checks } = ctx;
+  const run = randomUUID();
+  const key = (step: string) => `verify-${run}-${step}`;
+  const result: FlowResult = { cardUuid: null, card: null, orders: [], closeOrder: null, closed: false, started: false };
+  const flowChecks = ['write.issue', 'write.issue-completes', 'write.idempotency-replay', 'write.idempotency-conflict', 'write.topup', 'write.freeze', 'write.freeze-again', 'write.unfreeze', 'write.close-stage-1', 'write.close-stage-2'];
+  const skipRest = (reason: string) => flowChecks.forEach((id) => checks.skip(id, reason));
+
+  /** Polls an order until it ends. */
+  const pollOrder = async (uuid: string): Promise<{ order: Json | null; last: Exchange | null }> => {
+    const deadline = Date.now() + options.orderTimeoutMs;
+    let last: Exchange | null = null;
+    for (;;) {
+      last = await probe.call('getOrder', { params: { uuid } });
+      const order = last.body?.data;
+      if (last.status === 200 && TERMINAL.includes(order?.status)) return { order, last };
+      if (Date.now() >= deadline) return { order: null, last };
+      await sleep(options.pollIntervalMs);
+    }
+  };
+  const getCard = async (uuid: string) => probe.call('getCard', { params: { uuid } });
+
+  /** Sends one card action, waits for its order; records the accepted order. */
+  const write = async (operationId: string, step: string, expectedType: string, body: unknown, params: Record<string, string> = {}) => {
+    const k = key(step);
+    const x = await probe.call(operationId, { params, body, idempotencyKey: k });
+    result.started = true;
+    const evidence = [`X-Idempotency-Key ${k}`, evidenceOf(x)];
+    const order = x.body?.data as Json | undefined;
+    const problems: string[] = [];
+    if (x.status !== 202) problems.push(`${x.method} ${x.target}: expected 202, got ${x.status}${x.body?.error?.code ? ` ${x.body.error.code}` : ''}`);
+    else if (order?.type !== expectedType) problems.push(`${x.method} ${x.target}: order type ${JSON.stringify(order?.type)}, expected ${expectedType}`);
+    let flowOrder: FlowOrder | null = null;
+    if (x.status === 202 && typeof order?.uuid === 'string') {
+      flowOrder = { uuid: order.uuid, type: String(order.type), key: k, heldAmount: order.held_amount, currency: order.currency, finalStatus: null };
+      result.orders.push(flowOrder);
+    }
+    return { x, order, flowOrder, problems, evidence, key: k };
+  };
+
+  const awaitOrder = async (flowOrder: FlowOrder, problems: string[], evidence: string[]) => {
+    const { order, last } = await pollOrder(flowOrder.uuid);
+    if (last) evidence.push(evidenceOf(last));
+    flowOrder.finalStatus = order?.status ?? null;
+    if (!order) problems.push(`order ${flowOrder.uuid} did not end within ${options.orderTimeoutMs} ms`);
+    else if (order.status !== 'completed') problems.push(`order ${flowOrder.uuid} ended ${order.status} (${order.failure_reason ?? 'no reason'})`);
+    return order;
+  };
+
+  // The product: available, smallest initial hold.
+  const products = await probe.call('listCardProducts');
+  const available = ((products.body?.data ?? []) as Json[]).filter((p) => p?.available === true && toUnits(p.min_initial_topup_amount) !== null);
+  const hold = (p: Json) => (toUnits(p.min_initial_topup_amount) ?? 0n) + (toUnits(p.fees?.card_issue_fixed) ?? 0n);
+  const product = available.sort((a, b) => (hold(a) < hold(b) ? -1 : hold(a) > hold(b) ? 1 : 0))[0];
+  if (!product) {
+    checks.fail('write.issue', `no available card product to issue (GET card products answered ${products.status})`, [evidenceOf(products)]);
+    skipRest('no card could be issued');
+    return result;
+  }
+
+  // Issue.
+  const issueBody = { card_product_id: product.id, initial_topup_amount: product.min_initial_topup_amount, cardholder_first_name: 'Verify', cardholder_last_name: `Run ${run.slice(0, 8)}` };
+  const issue = await write('createCard', 'issue', 'issue_card', issueBody);
+  if (issue.x.status === 202) {
+    const expected = fromUnits(hold(product));
+    if (!sameAmount(issue.order?.held_amount, expected)) issue.problems.push(`held_amount ${JSON.stringify(issue.order?.held_amount)}, expected ${expected} (initial top-up + card_issue_fixed, D21)`);
+    if (issue.order?.currency !== product.currency) issue.problems.push(`currency ${JSON.stringify(issue.order?.currency)}, expected the product's ${product.currency}`);
+  }
+  checks.expect('write.issue', issue.problems, `issue_card order ${issue.order?.uuid ?? '?'} (product ${product.id}, ${product.min_initial_topup_amount} ${product.currency})`, issue.evidence);
+  if (!issue.flowOrder) {
+    skipRest('the issue request was not accepted');
+    return result;
+  }
+
+  // Idempotency: the same key and body, then the same key with another body.
+  const replay = await probe.call('createCard', { body: issueBody, idempotencyKey: issue.key });
+  checks.expect(
+    'write.idempotency-replay',
+    replay.status === 202 && replay.body?.data?.uuid === issue.flowOrder.uuid ? [] : [`replaying ${issue.key} answered ${replay.status} with order ${JSON.stringify(replay.body?.data?.uuid ?? null)}, expected 202 with ${issue.flowOrder.uuid}`],
+    `same order ${issue.flowOrder.uuid}`,
+    [`X-Idempotency-Key ${issue.key}`, evidenceOf(replay)],
+  );
+  const conflict = await probe.call('createCard', { body: { ...issueBody, cardholder_last_name: `${issueBody.cardholder_last_name} other` }, idempotencyKey: issue.key });
+  checks.expect(
+    'write.idempotency-conflict',
+    conflict.status === 409 && conflict.body?.error?.code === 'idempotency.key_reused' ? [] : [`reusing ${issue.key} with another body answered ${conflict.status} ${JSON.stringify(conflict.body?.error?.code ?? null)}, expected 409 idempotency.key_reused`],
+    '409 idempotency.key_reused',
+    [`X-Idempotency-Key ${issue.key}`, evidenceOf(conflict)],
+  );
+
+  // Wait for the issue order (polling; the webhook side is checked by webhook.order-completed).
+  const issued = await awaitOrder(issue.flowOrder, [], issue.evidence);
+  const completeProblems: string[] = [];
+  if (!issued || issued.status !== 'completed') completeProblems.push(`order ${issue.flowOrder.uuid} ${issued ? `ended ${issued.status}` : 'did not end in time'}`);
+  else if (typeof issued.related_card_uuid !== 'string') completeProblems.push(`the completed order ${issue.flowOrder.uuid} has no related_card_uuid`);
+  else {
+    result.cardUuid = issued.related_card_uuid;
+    const card = await getCard(issued.related_card_uuid);
+    issue.evidence.push(evidenceOf(card));
+    if (card.status !== 200) completeProblems.push(`GET the new card answered ${card.status}`);
+    else {
+      result.card = card.body?.data ?? null;
+      if (result.card?.status !== 'active') completeProblems.push(`the new card is ${result.card?.status}, expected active (D17)`);
+    }
+  }
+  checks.expect('write.issue-completes', completeProblems, `card ${result.cardUuid ?? '?'} active`, issue.evidence);
+  if (!result.cardUuid || !result.card) {
+    skipRest('no card was issued');
+    return result;
+  }
+  const cardUuid = result.cardUuid;
+  const params = { uuid: cardUuid };
+
+  // Top-up.
+  const before = result.card.card_balance;
+  const topup = await write('topupCard', 'topup', 'topup_card', { amount: product.min_topup_amount }, params);
+  if (topup.flowOrder) {
+    const amount = toUnits(product.min_topup_amount) ?? 0n;
+    const fee = (toUnits(product.fees?.topup_fixed) ?? 0n) + roundHalfUp((amount * (toUnits(product.fees?.topup_percent) ?? 0n)) / 10n ** BigInt(SCALE), 2);
+    const expected = fromUnits(amount + fee);
+    if (!sameAmount(topup.order?.held_amount, expected)) topup.problems.push(`held_amount ${JSON.stringify(topup.order?.held_amount)}, expected ${expected} (amount + topup_fixed + amount x topup_percent, D21)`);
+    await awaitOrder(topup.flowOrder, topup.problems, topup.evidence);
+    const after = await getCard(cardUuid);
+    topup.evidence.push(evidenceOf(after));
+    const credited = (toUnits(after.body?.data?.card_balance) ?? 0n) - (toUnits(before) ?? 0n);
+    if (credited !== amount) topup.problems.push(`card_balance went from ${JSON.stringify(before)} to ${JSON.stringify(after.body?.data?.card_balance)}, expected +${product.min_topup_amount}`);
+  }
+  checks.expect('write.topup', topup.problems, `topup_card ${product.min_topup_amount} ${product.currency} credited`, topup.evidence);
+
+  /** A card action, its order and the card status after it. */
+  const action = async (checkId: string, operationId: string, step: string, type: string, statuses: string[]) => {
+    const a = await write(operationId, step, type, { reason: `gen-card-api verify ${step}` }, params);
+    if (a.flowOrder) {
+      await awaitOrder(a.flowOrder, a.problems, a.evidence);
+      const card = await getCard(cardUuid);
+      a.evidence.push(evidenceOf(card));
+      if (!statuses.includes(card.body?.data?.status)) a.problems.push(`the card is ${JSON.stringify(card.body?.data?.status)} after ${type}, expected ${statuses.join(' or ')}`);
+    }
+    checks.expect(checkId, a.problems, `${type} order ${a.flowOrder?.uuid ?? '?'}; card ${statuses.join('/')}`, a.evidence);
+    return a;
+  };
+
+  await action('write.freeze', 'freezeCard', 'freeze', 'freeze', ['frozen']);
+  const k2 = key('freeze-again');
+  const again = await probe.call('freezeCard', { params, body: { reason: 'gen-card-api verify freeze-again' }, idempotencyKey: k2 });
+  checks.expect(
+    'write.freeze-again',
+    again.status === 409 && again.body?.error?.code === 'card.state_conflict' ? [] : [`a second freeze answered ${again.status} ${JSON.stringify(again.body?.error?.code ?? null)}, expected 409 card.state_conflict`],
+    '409 card.state_conflict',
+    [`X-Idempotency-Key ${k2}`, evidenceOf(again)],
+  );
+  if (again.status === 202 && typeof again.body?.data?.uuid === 'string') {
+    // A server that accepted it: wait for that order, so the card is in a known state for what follows.
+    await pollOrder(again.body.data.uuid);
+  }
+  await action('write.unfreeze', 'unfreezeCard', 'unfreeze', 'unfreeze', ['active']);
+
+  // Close: stage 1 (the order completes, the card is closing), stage 2 (the card is closed).
+  const close = await action('write.close-stage-1', 'closeCard', 'close', 'close_card', ['pending_close', 'closed']);
+  result.closeOrder = close.flowOrder;
+  if (!close.flowOrder) {
+    checks.skip('write.close-stage-2', 'the close was not accepted');
+    return result;
+  }
+  const deadline = Date.now() + options.closeTimeoutMs;
+  for (;;) {
+    const card = await getCard(cardUuid);
+    if (card.body?.data?.status === 'closed') {
+      result.closed = true;
+      checks.pass('write.close-stage-2', `card ${cardUuid} closed`, [`X-Idempotency-Key ${close.key}`, evidenceOf(card)]);
+      break;
+    }
+    if (card.status !== 200 || !['pending_close'].includes(card.body?.data?.status)) {
+      checks.fail('write.close-stage-2', `the closing card is ${JSON.stringify(card.body?.data?.status ?? card.status)}, expected pending_close then closed`, [evidenceOf(card)]);
+      break;
+    }
+    if (Date.now() >= deadline) {
+      checks.skip('write.close-stage-2', `stage 2 did not happen within --close-timeout ${options.closeTimeoutMs / 1000} s (the contract allows days); the card stays pending_close`);
+      break;
+    }
+    await sleep(options.pollIntervalMs);
+  }
+  return result;
+}
