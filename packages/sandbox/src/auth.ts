@@ -56,15 +56,23 @@ export interface AuthService {
   authenticate(token: string | undefined | null, ip: string): AuthResult;
   /**
    * Counts one request against the token's and the IP's per-minute windows and says whether
-   * it may proceed. A request over either ceiling is refused and not counted.
+   * it may proceed. A request over either ceiling is refused and not counted. A ceiling of 0 is
+   * none; with no ceiling at all the result reports {@link UNLIMITED} as limit and remaining.
+   * The counters are in memory, per sandbox process, on the sandbox clock's minutes.
+   * @param tokenCeiling the token's effective ceiling when the caller already has it (`AuthResult.rateLimitPerMinute`); else it is read
    */
-  checkRateLimit(tokenId: number, ip: string): RateLimitResult;
+  checkRateLimit(tokenId: number, ip: string, tokenCeiling?: number): RateLimitResult;
   /**
    * The unrevoked token's id and workspace, whatever the workspace's status and the caller's IP; null for a
    * malformed, unknown or revoked token. For the sandbox's control API, which must reach a frozen workspace.
    */
   resolveToken(token: string | undefined | null): { tokenId: number; workspace: Workspace } | null;
 }
+
+const WINDOW_MS = 60_000;
+
+/** What `X-RateLimit-Limit` and `X-RateLimit-Remaining` say when no ceiling applies (both limits set to 0 = none). */
+export const UNLIMITED = 2_147_483_647;
 
 interface TokenRow {
   id: number;
@@ -88,6 +96,11 @@ export function createAuthService(ctx: Context): AuthService {
     if (row === undefined) throw unauthenticated();
     return row.rate_limit_per_minute ?? ctx.options.defaultTokenRateLimitPerMinute;
   };
+
+  // Rate counters live in memory (D5 windows of one sandbox-clock minute): counting a request must not cost a
+  // disk write. A restart starts every window afresh, which only ever lets a client through earlier.
+  let window = -1;
+  let counts = new Map<string, number>();
 
   return {
     authenticate(token, ip) {
@@ -113,36 +126,37 @@ export function createAuthService(ctx: Context): AuthService {
       return workspace === undefined ? null : { tokenId: row.id, workspace };
     },
 
-    checkRateLimit(tokenId, ip) {
-      const limits = { token: tokenLimit(tokenId), ip: ctx.options.ipRateLimitPerMinute };
-      return ctx.write(() => {
-        const nowMs = ctx.nowMs();
-        const windowStart = Math.floor(nowMs / 60_000) * 60_000;
-        const windowEnd = windowStart + 60_000;
-        ctx.db.prepare('DELETE FROM rate_counters WHERE window_start_ms < ?').run(windowStart);
-        const buckets = { token: `token:${tokenId}`, ip: `ip:${normaliseIp(ip)}` } as const;
-        const read = (bucket: string): number =>
-          ctx.db.prepare<[string, number], { count: number }>('SELECT count FROM rate_counters WHERE bucket = ? AND window_start_ms = ?').get(bucket, windowStart)?.count ?? 0;
-        const counts = { token: read(buckets.token), ip: read(buckets.ip) };
-        const allowed = counts.token < limits.token && counts.ip < limits.ip;
-        if (allowed) {
-          const bump = ctx.db.prepare('INSERT INTO rate_counters (bucket, window_start_ms, count) VALUES (?, ?, 1) ON CONFLICT (bucket, window_start_ms) DO UPDATE SET count = count + 1');
-          bump.run(buckets.token, windowStart);
-          bump.run(buckets.ip, windowStart);
-          counts.token += 1;
-          counts.ip += 1;
-        }
-        const left = { token: Math.max(0, limits.token - counts.token), ip: Math.max(0, limits.ip - counts.ip) };
-        const scope = left.ip < left.token ? 'ip' : 'token';
-        return {
-          allowed,
-          limit: limits[scope],
-          remaining: left[scope],
-          reset: Math.ceil(windowEnd / 1000),
-          retryAfter: allowed ? null : Math.max(1, Math.ceil((windowEnd - nowMs) / 1000)),
-          scope,
-        };
-      });
+    checkRateLimit(tokenId, ip, tokenCeiling) {
+      const limits = { token: tokenCeiling ?? tokenLimit(tokenId), ip: ctx.options.ipRateLimitPerMinute };
+      const nowMs = ctx.nowMs();
+      const current = Math.floor(nowMs / WINDOW_MS);
+      if (current !== window) {
+        // Only the current window's counts are kept (the sandbox clock may jump any number of windows).
+        window = current;
+        counts = new Map();
+      }
+      const windowEnd = (current + 1) * WINDOW_MS;
+      const buckets = { token: `t:${tokenId}`, ip: `i:${normaliseIp(ip)}` } as const;
+      const used = { token: counts.get(buckets.token) ?? 0, ip: counts.get(buckets.ip) ?? 0 };
+      const bounded = { token: limits.token > 0, ip: limits.ip > 0 };
+      const allowed = (!bounded.token || used.token < limits.token) && (!bounded.ip || used.ip < limits.ip);
+      if (allowed) {
+        used.token += 1;
+        used.ip += 1;
+        counts.set(buckets.token, used.token);
+        counts.set(buckets.ip, used.ip);
+      }
+      if (!bounded.token && !bounded.ip) return { allowed: true, limit: UNLIMITED, remaining: UNLIMITED, reset: Math.ceil(windowEnd / 1000), retryAfter: null, scope: 'token' };
+      const left = { token: bounded.token ? Math.max(0, limits.token - used.token) : Infinity, ip: bounded.ip ? Math.max(0, limits.ip - used.ip) : Infinity };
+      const scope = left.ip < left.token ? 'ip' : 'token';
+      return {
+        allowed,
+        limit: limits[scope],
+        remaining: left[scope],
+        reset: Math.ceil(windowEnd / 1000),
+        retryAfter: allowed ? null : Math.max(1, Math.ceil((windowEnd - nowMs) / 1000)),
+        scope,
+      };
     },
   };
 }

@@ -52,6 +52,8 @@ export function createContext(
   afterCommit: () => void,
 ): Context {
   let pending: SandboxEvent[] = [];
+  // Built once: better-sqlite3 compiles BEGIN/COMMIT/ROLLBACK for each `db.transaction` wrapper it makes.
+  const inTransaction = db.transaction(<T>(fn: () => T): T => fn());
   return {
     db,
     clock,
@@ -64,7 +66,7 @@ export function createContext(
       try {
         // IMMEDIATE takes the write lock up front: a lookup-then-insert (idempotency keys,
         // balance checks) cannot interleave with another connection's write.
-        result = db.transaction(fn).immediate();
+        result = inTransaction.immediate(fn) as T;
       } catch (error) {
         pending = [];
         throw error;
@@ -77,7 +79,7 @@ export function createContext(
     },
     read<T>(fn: () => T): T {
       if (db.inTransaction) return fn();
-      return db.transaction(fn).deferred();
+      return inTransaction.deferred(fn) as T;
     },
     queueEvent(event) {
       pending.push(event);
