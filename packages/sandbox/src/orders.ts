@@ -76,7 +76,7 @@ export function toOrder(row: OrderRow): Order {
 
 /** The 202 body: the Order plus `related_card_id`, the alias D8 tolerates. */
 export function toAcceptedOrder(row: OrderRow): AcceptedOrder {
-  return { ...toOrder(row), related_card_id: row.card_uuid };
+  return Object.assign(toOrder(row), { related_card_id: row.card_uuid });
 }
 
 export function loadOrder(ctx: Context, uuid: string): OrderRow | undefined {
