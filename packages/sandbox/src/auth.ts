@@ -71,6 +71,16 @@ export interface AuthService {
 
 const WINDOW_MS = 60_000;
 
+/** Token values kept resolved between writes (see `lookup`). */
+const TOKEN_CACHE_LIMIT = 1000;
+
+interface ResolvedToken {
+  row: TokenRow;
+  workspace: Workspace;
+  ipAllowlist: string[];
+  abilities: Ability[];
+}
+
 /** What `X-RateLimit-Limit` and `X-RateLimit-Remaining` say when no ceiling applies (both limits set to 0 = none). */
 export const UNLIMITED = 2_147_483_647;
 
@@ -97,6 +107,34 @@ export function createAuthService(ctx: Context): AuthService {
     return row.rate_limit_per_minute ?? ctx.options.defaultTokenRateLimitPerMinute;
   };
 
+  // Token lookups, by token value, valid until anything is written to the database (ctx.generation): a read-only
+  // stream of requests (a test suite polling, a load test of GETs) skips the SHA-256 and both queries, and a
+  // revocation, a frozen workspace or a changed limit is seen by the very next request. Bounded in size.
+  let cacheGeneration = -1;
+  let tokens = new Map<string, ResolvedToken | null>();
+  const lookup = (token: string): ResolvedToken | null => {
+    const generation = ctx.generation();
+    if (generation !== cacheGeneration || tokens.size >= TOKEN_CACHE_LIMIT) {
+      cacheGeneration = generation;
+      tokens = new Map();
+    }
+    const cached = tokens.get(token);
+    if (cached !== undefined) return cached;
+    const row = ctx.db.prepare<[string], TokenRow>('SELECT id, workspace_id, name, abilities, ip_allowlist, rate_limit_per_minute, revoked_at FROM api_tokens WHERE token_hash = ?').get(hashToken(token));
+    const workspace = row === undefined ? undefined : loadWorkspace(ctx, row.workspace_id);
+    const found =
+      row === undefined || workspace === undefined
+        ? null
+        : {
+            row,
+            workspace,
+            ipAllowlist: JSON.parse(row.ip_allowlist) as string[],
+            abilities: (JSON.parse(row.abilities) as string[]).filter((a): a is Ability => (ABILITIES as readonly string[]).includes(a)),
+          };
+    tokens.set(token, found);
+    return found;
+  };
+
   // Rate counters live in memory (D5 windows of one sandbox-clock minute): counting a request must not cost a
   // disk write. A restart starts every window afresh, which only ever lets a client through earlier.
   let window = -1;
@@ -105,17 +143,21 @@ export function createAuthService(ctx: Context): AuthService {
   return {
     authenticate(token, ip) {
       if (typeof token !== 'string' || !TOKEN_FORM.test(token)) throw unauthenticated();
-      const row = ctx.db.prepare<[string], TokenRow>('SELECT id, workspace_id, name, abilities, ip_allowlist, rate_limit_per_minute, revoked_at FROM api_tokens WHERE token_hash = ?').get(hashToken(token));
-      if (row === undefined) throw unauthenticated();
-      const workspace = loadWorkspace(ctx, row.workspace_id);
-      if (workspace === undefined) throw unauthenticated();
+      const found = lookup(token);
+      if (found === null) throw unauthenticated();
+      const { row, workspace } = found;
       // D16: the workspace check overrides everything else once the token is resolved.
       if ((workspace.status as WorkspaceStatus) !== 'active') throw new SandboxError(403, 'api.workspace_inactive', `The workspace is ${workspace.status}; its API access is suspended.`);
       if (row.revoked_at !== null) throw unauthenticated();
-      const ipAllowlist = JSON.parse(row.ip_allowlist) as string[];
-      if (!ipAllowed(ipAllowlist, ip)) throw new SandboxError(403, 'api.ip_not_allowed', `The caller IP ${normaliseIp(ip)} is not in the token's allowlist.`);
-      const abilities = (JSON.parse(row.abilities) as string[]).filter((a): a is Ability => (ABILITIES as readonly string[]).includes(a));
-      return { tokenId: row.id, tokenName: row.name, workspace, abilities, ipAllowlist, rateLimitPerMinute: row.rate_limit_per_minute ?? ctx.options.defaultTokenRateLimitPerMinute };
+      if (!ipAllowed(found.ipAllowlist, ip)) throw new SandboxError(403, 'api.ip_not_allowed', `The caller IP ${normaliseIp(ip)} is not in the token's allowlist.`);
+      return {
+        tokenId: row.id,
+        tokenName: row.name,
+        workspace: { ...workspace },
+        abilities: [...found.abilities],
+        ipAllowlist: [...found.ipAllowlist],
+        rateLimitPerMinute: row.rate_limit_per_minute ?? ctx.options.defaultTokenRateLimitPerMinute,
+      };
     },
 
     resolveToken(token) {
