@@ -139,6 +139,9 @@ export interface Sandbox {
   close(): void;
 }
 
+/** Order steps and closes the timer runs before it lets the event loop serve requests again. */
+const STEPS_PER_SLICE = 32;
+
 /** Default initial funding of the seeded workspace. */
 export const DEFAULT_SEED_BALANCE = '10000.00';
 
@@ -218,10 +221,15 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       () => {
         timer = undefined;
         armedFor = null;
+        // A bounded slice of the due work, then back to the event loop (requests waiting meanwhile are served),
+        // re-armed at once if more is due. One re-arm per slice, not per step.
+        batching = true;
         try {
-          runDue(ctx);
+          runDue(ctx, STEPS_PER_SLICE);
         } catch (error) {
           onError(error);
+        } finally {
+          batching = false;
         }
         kickWorker();
         arm();
@@ -231,7 +239,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     timer.unref();
   };
 
+  let batching = false;
   const ctx: Context = createContext(db, clock, resolved, publish, () => {
+    if (batching) return;
     arm();
     kickWorker();
   });
