@@ -458,7 +458,14 @@ export function createDeliveryWorker(ctx: Context, transport: WebhookTransport, 
       kickScheduled = false;
       if (!isOpen()) return;
       try {
-        if (secretsRun === null && hasSecretsJobs()) void secrets().catch(onError);
+        // Jobs queued while a run encrypts are picked up by the kick at its end.
+        if (secretsRun === null && hasSecretsJobs()) {
+          void secrets()
+            .catch(onError)
+            .finally(() => {
+              if (tuning.autoRun) kick();
+            });
+        }
         pump();
       } catch (error) {
         onError(error);
@@ -538,7 +545,8 @@ export function createDeliveryWorker(ctx: Context, transport: WebhookTransport, 
     },
     nextDueMs() {
       if (!ctx.db.open) return null;
-      if (hasSecretsJobs()) return ctx.nowMs();
+      // While a secrets run is in progress its end kicks again: no timer needed (it would fire in a loop).
+      if (secretsRun === null && hasSecretsJobs()) return ctx.nowMs();
       if (inFlight.size >= tuning.maxInFlight) return null;
       let due: number | null = null;
       for (const head of heads(null)) if (freeSlots(head.endpoint_id) > 0 && (due === null || head.due < due)) due = head.due;
