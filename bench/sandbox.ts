@@ -19,7 +19,8 @@
  * The servers run in a worker thread so that autocannon's own work does not share their event loop. The token
  * and the IP have no rate limit (`rateLimit: 0, ipRateLimit: 0`), so no request is refused with 429.
  *
- * Run: node --import tsx bench/sandbox.ts
+ * Run: npm run bench -- sandbox   (BENCH_CONNECTIONS=100 for one level; from the repository root, so that
+ * @card-api/* resolve to their sources)
  */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
