@@ -160,13 +160,14 @@ describe('restart on the same file', () => {
     const file = join(dir, 'hooks.db');
     const hooks = await receiver();
     await hooks.stop(); // down during the first run: the delivery stays pending
-    const options = { port: 0, db: file, orderLatencyMs: 0, webhookUrl: hooks.url, sandboxOptions: { webhookRetryScheduleMs: [200], onError: () => undefined } };
+    const options = { port: 0, db: file, orderLatencyMs: 0, webhookUrl: hooks.url, sandboxOptions: { webhookRetryScheduleMs: [200], webhookMaxAttempts: 1000, onError: () => undefined } };
     const first = await startSandbox(options);
     expect(first.webhook).toMatchObject({ reused: false });
     const ws = first.sandbox.auth.resolveToken(first.token!)!.workspace.id;
     const order = first.sandbox.cards.create(ws, issueBody());
     await expect.poll(() => first.sandbox.deliveries.list({ event: 'order.completed' })[0]?.attempts ?? 0, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
-    expect(first.sandbox.deliveries.list({ event: 'order.completed' })[0]!.status).toBe('pending');
+    // Still owed: waiting for its next retry, or in the middle of one.
+    expect(['pending', 'sending']).toContain(first.sandbox.deliveries.list({ event: 'order.completed' })[0]!.status);
     const firstWebhook = first.webhook!;
     await first.close();
 
