@@ -1,45 +1,61 @@
 /**
- * Sandbox throughput and latency on loopback, next to a bare Fastify route answering the same JSON, in ONE
- * run (ratios only between measurements of this run). The difference is the cost of the generated plugin
- * (request and response validation, D2 errors, request ids), authentication and the SQLite rate counters,
- * and the storage work of the sandbox itself.
+ * Sandbox throughput, latency and webhook delivery on loopback, next to a bare Fastify route answering the same
+ * JSON, in ONE run (ratios only between measurements of this run). The difference is the cost of the generated
+ * plugin (request and response validation, D2 errors, request ids), authentication, the rate counters and the
+ * storage work of the sandbox itself.
  *
  * - `GET /cards/{uuid}`: one card read.
  * - `POST /cards` with a fresh `X-Idempotency-Key` per request (autocannon `setupRequest`): every request is
  *   a real issue (hold, order, card), and the orders then complete in the background as they would.
+ * - mixed: 70 % card reads, 20 % issues (fresh key), 10 % simulated authorizations of 1.00 through the control
+ *   API (`POST /sandbox/cards/{uuid}/authorizations`), in a fixed rotation per connection; the bare peer answers
+ *   the same three routes with the same JSON.
+ * Each at 10 and at 100 connections, 5 s per case (`BENCH_DURATION_S`; `BENCH_CONNECTIONS=100` for one level).
  *
- * The servers run in a worker thread so that autocannon's own work does not share their event loop.
- * Loopback only, 10 connections, 5 s per case. The bench token has its own high rate limit, and the IP
- * ceiling is raised, so no request is refused with 429.
+ * - delivery latency: 200 card issues, one every 10 ms, to a sandbox whose healthy endpoint receives every event
+ *   (latency = receipt minus the event's `occurred_at`), once alone and once next to an endpoint that never
+ *   answers (registered first, default 10 s attempt timeout). The receivers run in the main thread.
  *
- * Run: node --import tsx bench/sandbox.ts
+ * The servers run in a worker thread so that autocannon's own work does not share their event loop. The token
+ * and the IP have no rate limit (`rateLimit: 0, ipRateLimit: 0`), so no request is refused with 429.
+ *
+ * Run: npm run bench -- sandbox   (BENCH_CONNECTIONS=100 for one level; from the repository root, so that
+ * @card-api/* resolve to their sources)
  */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
-const CONNECTIONS = 10;
+const LEVELS = process.env.BENCH_CONNECTIONS ? [Number(process.env.BENCH_CONNECTIONS)] : [10, 100];
+const DELIVERY_EVENTS = Number(process.env.BENCH_DELIVERY_EVENTS ?? 200);
 
 interface Targets {
+  /** Origins (no path): the sandbox's API is under /api/v1, its control API under /sandbox. */
   sandbox: string;
   bare: string;
   token: string;
   cardUuid: string;
 }
 
+type Command = { type: 'close' } | { type: 'deliveries'; healthyUrl: string; hangingUrl: string | null; count: number };
+
+const ISSUE = JSON.stringify({ card_product_id: 1, initial_topup_amount: '10.00', cardholder_first_name: 'Bench', cardholder_last_name: 'Mark' });
+const AUTHORIZE = JSON.stringify({ amount: '1.00' });
+
 /** Worker side: the sandbox (in memory) and the bare Fastify app, both on 127.0.0.1. */
 async function serve(): Promise<void> {
-  const { ABILITIES, startSandbox } = await import('../packages/sandbox/src/index.js');
-  const running = await startSandbox({ port: 0, host: '127.0.0.1', sandboxOptions: { rateLimits: { ipPerMinute: 1_000_000_000 }, onError: () => undefined } });
+  const { ABILITIES, createSandbox, startSandbox } = await import('../packages/sandbox/src/index.js');
+  const running = await startSandbox({ port: 0, host: '127.0.0.1', rateLimit: 0, ipRateLimit: 0, sandboxOptions: { onError: () => undefined } });
   const { sandbox } = running;
   const workspaceId = 1;
   sandbox.admin.deposit(workspaceId, { amount: '1000000000.00', description: 'bench funding' });
-  const token = sandbox.admin.createToken(workspaceId, { name: 'bench', abilities: [...ABILITIES], rateLimitPerMinute: 1_000_000_000 }).token;
+  const token = sandbox.admin.createToken(workspaceId, { name: 'bench', abilities: [...ABILITIES] }).token;
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const issue = { card_product_id: 1, initial_topup_amount: '20.00', cardholder_first_name: 'Ada', cardholder_last_name: 'Lovelace' };
+  const issue = { card_product_id: 1, initial_topup_amount: '100000.00', cardholder_first_name: 'Ada', cardholder_last_name: 'Lovelace' };
   const accepted = (await (await fetch(`${running.baseUrl}/cards`, { method: 'POST', headers, body: JSON.stringify(issue) })).json()) as { data: { related_card_uuid: string } };
   const cardUuid = accepted.data.related_card_uuid;
   // Wait for the card to be active so that the read is of a settled card.
@@ -49,21 +65,42 @@ async function serve(): Promise<void> {
     if ((card as { data: { status: string } }).data.status === 'active') break;
     await new Promise((r) => setTimeout(r, 20));
   }
-  const order = (await (await fetch(`${running.baseUrl}/cards`, { method: 'POST', headers: { ...headers, 'x-idempotency-key': 'bench-sample' }, body: JSON.stringify(issue) })).json()) as unknown;
+  const order = (await (await fetch(`${running.baseUrl}/cards`, { method: 'POST', headers: { ...headers, 'x-idempotency-key': 'bench-sample' }, body: ISSUE })).json()) as unknown;
+  const authorization = (await (await fetch(`${running.origin}/sandbox/cards/${cardUuid}/authorizations`, { method: 'POST', headers, body: AUTHORIZE })).json()) as unknown;
 
-  // The peer: the same JSON from a bare route, no validation, no auth, no storage.
+  // The peer: the same JSON from bare routes, no validation, no auth, no storage.
   const bare = Fastify({ logger: false });
   bare.get('/api/v1/cards/:uuid', async () => card);
   bare.post('/api/v1/cards', async (_request, reply) => reply.code(202).send(order));
+  bare.post('/sandbox/cards/:uuid/authorizations', async (_request, reply) => reply.code(201).send(authorization));
   await bare.listen({ port: 0, host: '127.0.0.1' });
   const bareAddress = bare.server.address() as { port: number };
 
-  const targets: Targets = { sandbox: running.baseUrl, bare: `http://127.0.0.1:${bareAddress.port}/api/v1`, token, cardUuid };
+  const targets: Targets = { sandbox: running.origin, bare: `http://127.0.0.1:${bareAddress.port}`, token, cardUuid };
   parentPort!.postMessage(targets);
-  parentPort!.once('message', async () => {
-    await bare.close();
-    await running.close();
-    parentPort!.postMessage('closed');
+  parentPort!.on('message', async (command: Command) => {
+    if (command.type === 'close') {
+      await bare.close();
+      await running.close();
+      parentPort!.postMessage('closed');
+      return;
+    }
+    // Delivery latency: a fresh sandbox with real timers; the receivers are in the main thread.
+    const hooks = createSandbox({ orderLatencyMs: 0, onError: () => undefined });
+    const ws = hooks.seedDefaultWorkspace().workspace.id;
+    if (command.hangingUrl !== null) hooks.webhooks.registerEndpoint(ws, { url: command.hangingUrl, events: '*' });
+    const healthy = hooks.webhooks.registerEndpoint(ws, { url: command.healthyUrl, events: '*' });
+    for (let i = 0; i < command.count; i++) {
+      hooks.cards.create(ws, { card_product_id: 1, initial_topup_amount: '10.00', cardholder_first_name: 'Hook', cardholder_last_name: 'Bench' });
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const expected = (): number => hooks.events.since(0).filter((e) => e.workspace_id === ws).length;
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline && hooks.deliveries.list({ endpointId: healthy.id, status: 'succeeded' }).length < expected()) await new Promise((r) => setTimeout(r, 20));
+    const delivered = hooks.deliveries.list({ endpointId: healthy.id, status: 'succeeded' }).length;
+    const events = expected();
+    hooks.close();
+    parentPort!.postMessage({ events, delivered });
   });
 }
 
@@ -77,28 +114,73 @@ interface Measure {
   errors: number;
 }
 
-async function measure(url: string, method: 'GET' | 'POST', token: string): Promise<Measure> {
-  const body = JSON.stringify({ card_product_id: 1, initial_topup_amount: '10.00', cardholder_first_name: 'Bench', cardholder_last_name: 'Mark' });
+type Case = { name: string; kind: 'get' | 'post' | 'mixed' };
+
+/** autocannon requests for a case; the mixed rotation is 7 reads, 2 issues, 1 authorization per 10 requests. */
+function requestsFor(kind: Case['kind'], targets: Targets): autocannon.Request[] {
+  const read = { method: 'GET' as const, path: `/api/v1/cards/${targets.cardUuid}` };
+  const issue = {
+    method: 'POST' as const,
+    path: '/api/v1/cards',
+    body: ISSUE,
+    headers: { 'content-type': 'application/json' },
+    // A fresh key per request: each POST is a new issue, not an idempotent replay.
+    setupRequest: (request: autocannon.Request) => ({ ...request, headers: { ...request.headers, 'x-idempotency-key': randomUUID() } }),
+  };
+  const authorize = { method: 'POST' as const, path: `/sandbox/cards/${targets.cardUuid}/authorizations`, body: AUTHORIZE, headers: { 'content-type': 'application/json' } };
+  if (kind === 'get') return [read];
+  if (kind === 'post') return [issue];
+  return [read, read, issue, read, read, authorize, read, issue, read, read];
+}
+
+async function measure(origin: string, kind: Case['kind'], targets: Targets, connections: number): Promise<Measure> {
   const result = await autocannon({
-    url,
-    connections: CONNECTIONS,
+    url: origin,
+    connections,
     duration: DURATION_S,
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
-    ...(method === 'POST'
-      ? {
-          requests: [
-            {
-              method: 'POST' as const,
-              body,
-              // A fresh key per request: each POST is a new issue, not an idempotent replay.
-              setupRequest: (request: autocannon.Request) => ({ ...request, headers: { ...request.headers, 'x-idempotency-key': randomUUID() } }),
-            },
-          ],
-        }
-      : {}),
+    headers: { authorization: `Bearer ${targets.token}` },
+    requests: requestsFor(kind, targets),
   });
   return { rps: result.requests.average, mean: result.latency.mean, p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total, non2xx: result.non2xx, errors: result.errors };
+}
+
+/** A receiver in this thread: `hang` never answers; otherwise 204 and the latency of each event recorded. */
+async function receiver(hang: boolean): Promise<{ server: Server; url: string; latencies: number[] }> {
+  const latencies: number[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (hang) return;
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { occurred_at: string };
+      latencies.push(Date.now() - Date.parse(event.occurred_at));
+      res.writeHead(204).end();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`, latencies };
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+async function deliveries(worker: Worker, withHanging: boolean): Promise<{ events: number; delivered: number; latencies: number[] }> {
+  const healthy = await receiver(false);
+  const hanging = withHanging ? await receiver(true) : null;
+  try {
+    worker.postMessage({ type: 'deliveries', healthyUrl: healthy.url, hangingUrl: hanging?.url ?? null, count: DELIVERY_EVENTS } satisfies Command);
+    const [answer] = (await once(worker, 'message')) as [{ events: number; delivered: number }];
+    return { ...answer, latencies: healthy.latencies };
+  } finally {
+    healthy.server.closeAllConnections();
+    healthy.server.close();
+    hanging?.server.closeAllConnections();
+    hanging?.server.close();
+  }
 }
 
 async function main(): Promise<void> {
@@ -106,31 +188,47 @@ async function main(): Promise<void> {
   const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(import.meta.url)}); })`;
   const worker = new Worker(boot, { eval: true });
   const [targets] = (await once(worker, 'message')) as [Targets];
-  const cases = [
-    { name: 'GET /cards/{uuid}', method: 'GET' as const, path: `/cards/${targets.cardUuid}` },
-    { name: 'POST /cards (fresh key)', method: 'POST' as const, path: '/cards' },
+  const cases: Case[] = [
+    { name: 'GET /cards/{uuid}', kind: 'get' },
+    { name: 'POST /cards (fresh key)', kind: 'post' },
+    { name: 'mixed 70/20/10', kind: 'mixed' },
   ];
-  console.log(`loopback, ${CONNECTIONS} connections, ${DURATION_S} s per case; servers in a worker thread\n`);
-  const header = `${'case'.padEnd(26)} ${'server'.padEnd(8)} ${'req/s'.padStart(9)} ${'mean ms'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'requests'.padStart(9)} ${'non-2xx'.padStart(8)} ${'errors'.padStart(7)}`;
+  console.log(`loopback, ${LEVELS.join(' and ')} connections, ${DURATION_S} s per case; servers in a worker thread\n`);
+  const header = `${'case'.padEnd(26)} ${'conns'.padStart(5)} ${'server'.padEnd(8)} ${'req/s'.padStart(9)} ${'mean ms'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'requests'.padStart(9)} ${'non-2xx'.padStart(8)} ${'errors'.padStart(7)}`;
   console.log(header);
+  // Warm-up (not reported): every route of both servers once through the JIT.
+  for (const origin of [targets.bare, targets.sandbox]) await autocannon({ url: origin, connections: 10, duration: 1, headers: { authorization: `Bearer ${targets.token}` }, requests: requestsFor('mixed', targets) });
   const ratios: string[] = [];
-  for (const c of cases) {
-    const bare = await measure(`${targets.bare}${c.path}`, c.method, targets.token);
-    const sandbox = await measure(`${targets.sandbox}${c.path}`, c.method, targets.token);
-    for (const [label, m] of [['bare', bare], ['sandbox', sandbox]] as const) {
-      console.log(
-        `${c.name.padEnd(26)} ${label.padEnd(8)} ${m.rps.toFixed(0).padStart(9)} ${m.mean.toFixed(2).padStart(8)} ${String(m.p50).padStart(7)} ${String(m.p99).padStart(7)} ${String(m.requests).padStart(9)} ${String(m.non2xx).padStart(8)} ${String(m.errors).padStart(7)}`,
-      );
+  for (const connections of LEVELS) {
+    for (const c of cases) {
+      const bare = await measure(targets.bare, c.kind, targets, connections);
+      const sandbox = await measure(targets.sandbox, c.kind, targets, connections);
+      for (const [label, m] of [['bare', bare], ['sandbox', sandbox]] as const) {
+        console.log(
+          `${c.name.padEnd(26)} ${String(connections).padStart(5)} ${label.padEnd(8)} ${m.rps.toFixed(0).padStart(9)} ${m.mean.toFixed(2).padStart(8)} ${String(m.p50).padStart(7)} ${String(m.p99).padStart(7)} ${String(m.requests).padStart(9)} ${String(m.non2xx).padStart(8)} ${String(m.errors).padStart(7)}`,
+        );
+      }
+      // autocannon reports percentiles in whole milliseconds: a bare p50 of 0 has no ratio, the mean does.
+      const x = (a: number, b: number): string => (b === 0 ? `n/a (bare ${b} ms)` : `${(a / b).toFixed(2)}x`);
+      ratios.push(`${c.name} @${connections}: sandbox throughput ${x(sandbox.rps, bare.rps)} of bare; mean latency ${x(sandbox.mean, bare.mean)}, p99 ${x(sandbox.p99, bare.p99)} (sandbox p99 ${sandbox.p99} ms)`);
     }
-    // autocannon reports percentiles in whole milliseconds: a bare p50 of 0 has no ratio, the mean does.
-    const x = (a: number, b: number): string => (b === 0 ? `n/a (bare ${b} ms)` : `${(a / b).toFixed(2)}x`);
-    ratios.push(
-      `${c.name}: sandbox throughput ${x(sandbox.rps, bare.rps)} of bare (bare ${x(bare.rps, sandbox.rps)} faster); mean latency ${x(sandbox.mean, bare.mean)}, p50 ${x(sandbox.p50, bare.p50)}, p99 ${x(sandbox.p99, bare.p99)}`,
-    );
   }
   console.log('');
   for (const line of ratios) console.log(line);
-  worker.postMessage('close');
+
+  console.log(`\nwebhook delivery to a healthy endpoint, ${DELIVERY_EVENTS} card issues 10 ms apart (latency = receipt - occurred_at, ms)`);
+  const alone = await deliveries(worker, false);
+  const hung = await deliveries(worker, true);
+  for (const [label, run] of [['healthy endpoint alone', alone], ['next to a hanging endpoint', hung]] as const) {
+    const l = run.latencies;
+    console.log(
+      `${label.padEnd(28)} delivered ${run.delivered}/${run.events}  median ${percentile(l, 50)}  p90 ${percentile(l, 90)}  p99 ${percentile(l, 99)}  max ${percentile(l, 100)}`,
+    );
+  }
+  const base = Math.max(1, percentile(alone.latencies, 50));
+  console.log(`median with a hanging endpoint: ${(percentile(hung.latencies, 50) / base).toFixed(2)}x of the median alone (medians under 1 ms count as 1 ms)`);
+
+  worker.postMessage({ type: 'close' } satisfies Command);
   await once(worker, 'message');
   await worker.terminate();
 }

@@ -53,7 +53,7 @@ function firstLines(proc: ChildProcessWithoutNullStreams, stderr: () => string, 
 describe('gen-card-api sandbox', () => {
   it('runs the sandbox a client can use, then stops on SIGTERM', async () => {
     const port = await freePort();
-    const proc = spawn(process.execPath, [BIN, 'sandbox', '--port', String(port), '--latency', '5'], { cwd: ROOT, stdio: 'pipe' });
+    const proc = spawn(process.execPath, [BIN, 'sandbox', '--port', String(port), '--latency', '5', '--rate-limit', '0', '--ip-rate-limit', '0'], { cwd: ROOT, stdio: 'pipe' });
     child = proc;
     let stdout = '';
     let stderr = '';
@@ -68,6 +68,8 @@ describe('gen-card-api sandbox', () => {
 
     const ping = await fetch(`${baseUrl}/ping`, { headers: { authorization: `Bearer ${token}` } });
     expect(ping.status).toBe(200);
+    // --rate-limit 0 --ip-rate-limit 0: no ceiling at all, reported as the largest 32-bit value.
+    expect(ping.headers.get('x-ratelimit-limit')).toBe('2147483647');
     expect(await ping.json()).toMatchObject({ data: { workspace_slug: 'default' } });
 
     const recorder = new Recorder(baseUrl);

@@ -291,13 +291,19 @@ describe('control API: webhooks and time', () => {
     const t0 = Date.parse((await own.GET('/sandbox/clock')).data!.data.now);
     const moved = await own.POST('/sandbox/clock/advance', { body: { seconds: 40 } });
     expect(Date.parse(moved.data!.data.now) - t0).toBeGreaterThanOrEqual(40_000);
-    const [delivery] = (await own.GET('/sandbox/webhook-deliveries')).data!.data;
+    // The advance answers once the work is scheduled; the retries that fell due inside the 40 s (at +10 s and
+    // +40 s) go out in the background, and the delivery list shows them.
+    const firstDelivery = async () => (await own.GET('/sandbox/webhook-deliveries')).data!.data[0];
+    await expect.poll(async () => (await firstDelivery())?.attempts, { timeout: 10_000 }).toBe(3);
+    const delivery = await firstDelivery();
     expect(delivery).toMatchObject({ event: 'order.completed', status: 'pending', attempts: 3, last_status: 500 });
     // Every attempt sent the stored bytes.
     expect(new Set(bodies.filter((b) => b.includes(delivery!.body.slice(0, 40))))).toEqual(new Set([delivery!.body]));
 
     await own.POST('/sandbox/clock/advance', { body: { seconds: 24 * 3600 } });
-    const [gaveUp] = (await own.GET('/sandbox/webhook-deliveries', { params: { query: { status: 'failed' } } })).data!.data;
+    const failedOnes = async () => (await own.GET('/sandbox/webhook-deliveries', { params: { query: { status: 'failed' } } })).data!.data;
+    await expect.poll(async () => (await failedOnes()).length, { timeout: 10_000 }).toBe(1);
+    const [gaveUp] = await failedOnes();
     expect(gaveUp).toMatchObject({ attempts: 8 });
     expect((await own.GET('/sandbox/webhook-endpoints')).data!.data[0]).toMatchObject({ status: 'disabled', disabled_reason: 'failing' });
 
@@ -306,12 +312,18 @@ describe('control API: webhooks and time', () => {
     const endpointId = created.data!.data.id;
     const enabled = await own.POST('/sandbox/webhook-endpoints/{endpoint_id}/enable', { params: { path: { endpoint_id: endpointId } } });
     expect(enabled.data!.data).toMatchObject({ status: 'active', disabled_reason: null, disabled_at: null });
+    // The resend answers once it is queued (attempts reset); the attempt follows in the background.
     const resent = await own.POST('/sandbox/webhook-deliveries/{delivery_id}/redeliver', { params: { path: { delivery_id: gaveUp!.id } } });
-    expect(resent.data!.data).toMatchObject({ id: gaveUp!.id, status: 'succeeded', attempts: 1, last_status: 204 });
+    expect(resent.data!.data).toMatchObject({ id: gaveUp!.id, attempts: 0 });
+    const current = async () => (await own.GET('/sandbox/webhook-deliveries', { params: { query: { endpoint_id: endpointId } } })).data!.data.find((d) => d.id === gaveUp!.id);
+    await expect.poll(async () => (await current())?.status, { timeout: 10_000 }).toBe('succeeded');
+    expect(await current()).toMatchObject({ status: 'succeeded', attempts: 1, last_status: 204 });
     // A succeeded delivery can be sent again on purpose: the same bytes, for testing a receiver's dedupe.
     const sentBefore = bodies.length;
     const duplicate = await own.POST('/sandbox/webhook-deliveries/{delivery_id}/redeliver', { params: { path: { delivery_id: gaveUp!.id } } });
-    expect(duplicate.data!.data.status).toBe('succeeded');
+    expect(duplicate.data!.data).toMatchObject({ id: gaveUp!.id, attempts: 1 });
+    await expect.poll(async () => (await current())?.attempts, { timeout: 10_000 }).toBe(2);
+    expect((await current())?.status).toBe('succeeded');
     expect(bodies.slice(sentBefore)).toEqual([gaveUp!.body]);
     // Another workspace cannot see or resend it.
     const stranger = await control.POST('/sandbox/webhook-deliveries/{delivery_id}/redeliver', { params: { path: { delivery_id: gaveUp!.id } } });

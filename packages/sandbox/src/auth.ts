@@ -56,15 +56,33 @@ export interface AuthService {
   authenticate(token: string | undefined | null, ip: string): AuthResult;
   /**
    * Counts one request against the token's and the IP's per-minute windows and says whether
-   * it may proceed. A request over either ceiling is refused and not counted.
+   * it may proceed. A request over either ceiling is refused and not counted. A ceiling of 0 is
+   * none; with no ceiling at all the result reports {@link UNLIMITED} as limit and remaining.
+   * The counters are in memory, per sandbox process, on the sandbox clock's minutes.
+   * @param tokenCeiling the token's effective ceiling when the caller already has it (`AuthResult.rateLimitPerMinute`); else it is read
    */
-  checkRateLimit(tokenId: number, ip: string): RateLimitResult;
+  checkRateLimit(tokenId: number, ip: string, tokenCeiling?: number): RateLimitResult;
   /**
    * The unrevoked token's id and workspace, whatever the workspace's status and the caller's IP; null for a
    * malformed, unknown or revoked token. For the sandbox's control API, which must reach a frozen workspace.
    */
   resolveToken(token: string | undefined | null): { tokenId: number; workspace: Workspace } | null;
 }
+
+const WINDOW_MS = 60_000;
+
+/** Token values kept resolved between writes (see `lookup`). */
+const TOKEN_CACHE_LIMIT = 1000;
+
+interface ResolvedToken {
+  row: TokenRow;
+  workspace: Workspace;
+  ipAllowlist: string[];
+  abilities: Ability[];
+}
+
+/** What `X-RateLimit-Limit` and `X-RateLimit-Remaining` say when no ceiling applies (both limits set to 0 = none). */
+export const UNLIMITED = 2_147_483_647;
 
 interface TokenRow {
   id: number;
@@ -89,20 +107,57 @@ export function createAuthService(ctx: Context): AuthService {
     return row.rate_limit_per_minute ?? ctx.options.defaultTokenRateLimitPerMinute;
   };
 
+  // Token lookups, by token value, valid until anything is written to the database (ctx.generation): a read-only
+  // stream of requests (a test suite polling, a load test of GETs) skips the SHA-256 and both queries, and a
+  // revocation, a frozen workspace or a changed limit is seen by the very next request. Bounded in size.
+  let cacheGeneration = -1;
+  let tokens = new Map<string, ResolvedToken | null>();
+  const lookup = (token: string): ResolvedToken | null => {
+    const generation = ctx.generation();
+    if (generation !== cacheGeneration || tokens.size >= TOKEN_CACHE_LIMIT) {
+      cacheGeneration = generation;
+      tokens = new Map();
+    }
+    const cached = tokens.get(token);
+    if (cached !== undefined) return cached;
+    const row = ctx.db.prepare<[string], TokenRow>('SELECT id, workspace_id, name, abilities, ip_allowlist, rate_limit_per_minute, revoked_at FROM api_tokens WHERE token_hash = ?').get(hashToken(token));
+    const workspace = row === undefined ? undefined : loadWorkspace(ctx, row.workspace_id);
+    const found =
+      row === undefined || workspace === undefined
+        ? null
+        : {
+            row,
+            workspace,
+            ipAllowlist: JSON.parse(row.ip_allowlist) as string[],
+            abilities: (JSON.parse(row.abilities) as string[]).filter((a): a is Ability => (ABILITIES as readonly string[]).includes(a)),
+          };
+    tokens.set(token, found);
+    return found;
+  };
+
+  // Rate counters live in memory (D5 windows of one sandbox-clock minute): counting a request must not cost a
+  // disk write. A restart starts every window afresh, which only ever lets a client through earlier.
+  let window = -1;
+  let counts = new Map<string, number>();
+
   return {
     authenticate(token, ip) {
       if (typeof token !== 'string' || !TOKEN_FORM.test(token)) throw unauthenticated();
-      const row = ctx.db.prepare<[string], TokenRow>('SELECT id, workspace_id, name, abilities, ip_allowlist, rate_limit_per_minute, revoked_at FROM api_tokens WHERE token_hash = ?').get(hashToken(token));
-      if (row === undefined) throw unauthenticated();
-      const workspace = loadWorkspace(ctx, row.workspace_id);
-      if (workspace === undefined) throw unauthenticated();
+      const found = lookup(token);
+      if (found === null) throw unauthenticated();
+      const { row, workspace } = found;
       // D16: the workspace check overrides everything else once the token is resolved.
       if ((workspace.status as WorkspaceStatus) !== 'active') throw new SandboxError(403, 'api.workspace_inactive', `The workspace is ${workspace.status}; its API access is suspended.`);
       if (row.revoked_at !== null) throw unauthenticated();
-      const ipAllowlist = JSON.parse(row.ip_allowlist) as string[];
-      if (!ipAllowed(ipAllowlist, ip)) throw new SandboxError(403, 'api.ip_not_allowed', `The caller IP ${normaliseIp(ip)} is not in the token's allowlist.`);
-      const abilities = (JSON.parse(row.abilities) as string[]).filter((a): a is Ability => (ABILITIES as readonly string[]).includes(a));
-      return { tokenId: row.id, tokenName: row.name, workspace, abilities, ipAllowlist, rateLimitPerMinute: row.rate_limit_per_minute ?? ctx.options.defaultTokenRateLimitPerMinute };
+      if (!ipAllowed(found.ipAllowlist, ip)) throw new SandboxError(403, 'api.ip_not_allowed', `The caller IP ${normaliseIp(ip)} is not in the token's allowlist.`);
+      return {
+        tokenId: row.id,
+        tokenName: row.name,
+        workspace: { ...workspace },
+        abilities: [...found.abilities],
+        ipAllowlist: [...found.ipAllowlist],
+        rateLimitPerMinute: row.rate_limit_per_minute ?? ctx.options.defaultTokenRateLimitPerMinute,
+      };
     },
 
     resolveToken(token) {
@@ -113,36 +168,37 @@ export function createAuthService(ctx: Context): AuthService {
       return workspace === undefined ? null : { tokenId: row.id, workspace };
     },
 
-    checkRateLimit(tokenId, ip) {
-      const limits = { token: tokenLimit(tokenId), ip: ctx.options.ipRateLimitPerMinute };
-      return ctx.write(() => {
-        const nowMs = ctx.nowMs();
-        const windowStart = Math.floor(nowMs / 60_000) * 60_000;
-        const windowEnd = windowStart + 60_000;
-        ctx.db.prepare('DELETE FROM rate_counters WHERE window_start_ms < ?').run(windowStart);
-        const buckets = { token: `token:${tokenId}`, ip: `ip:${normaliseIp(ip)}` } as const;
-        const read = (bucket: string): number =>
-          ctx.db.prepare<[string, number], { count: number }>('SELECT count FROM rate_counters WHERE bucket = ? AND window_start_ms = ?').get(bucket, windowStart)?.count ?? 0;
-        const counts = { token: read(buckets.token), ip: read(buckets.ip) };
-        const allowed = counts.token < limits.token && counts.ip < limits.ip;
-        if (allowed) {
-          const bump = ctx.db.prepare('INSERT INTO rate_counters (bucket, window_start_ms, count) VALUES (?, ?, 1) ON CONFLICT (bucket, window_start_ms) DO UPDATE SET count = count + 1');
-          bump.run(buckets.token, windowStart);
-          bump.run(buckets.ip, windowStart);
-          counts.token += 1;
-          counts.ip += 1;
-        }
-        const left = { token: Math.max(0, limits.token - counts.token), ip: Math.max(0, limits.ip - counts.ip) };
-        const scope = left.ip < left.token ? 'ip' : 'token';
-        return {
-          allowed,
-          limit: limits[scope],
-          remaining: left[scope],
-          reset: Math.ceil(windowEnd / 1000),
-          retryAfter: allowed ? null : Math.max(1, Math.ceil((windowEnd - nowMs) / 1000)),
-          scope,
-        };
-      });
+    checkRateLimit(tokenId, ip, tokenCeiling) {
+      const limits = { token: tokenCeiling ?? tokenLimit(tokenId), ip: ctx.options.ipRateLimitPerMinute };
+      const nowMs = ctx.nowMs();
+      const current = Math.floor(nowMs / WINDOW_MS);
+      if (current !== window) {
+        // Only the current window's counts are kept (the sandbox clock may jump any number of windows).
+        window = current;
+        counts = new Map();
+      }
+      const windowEnd = (current + 1) * WINDOW_MS;
+      const buckets = { token: `t:${tokenId}`, ip: `i:${normaliseIp(ip)}` } as const;
+      const used = { token: counts.get(buckets.token) ?? 0, ip: counts.get(buckets.ip) ?? 0 };
+      const bounded = { token: limits.token > 0, ip: limits.ip > 0 };
+      const allowed = (!bounded.token || used.token < limits.token) && (!bounded.ip || used.ip < limits.ip);
+      if (allowed) {
+        used.token += 1;
+        used.ip += 1;
+        counts.set(buckets.token, used.token);
+        counts.set(buckets.ip, used.ip);
+      }
+      if (!bounded.token && !bounded.ip) return { allowed: true, limit: UNLIMITED, remaining: UNLIMITED, reset: Math.ceil(windowEnd / 1000), retryAfter: null, scope: 'token' };
+      const left = { token: bounded.token ? Math.max(0, limits.token - used.token) : Infinity, ip: bounded.ip ? Math.max(0, limits.ip - used.ip) : Infinity };
+      const scope = left.ip < left.token ? 'ip' : 'token';
+      return {
+        allowed,
+        limit: limits[scope],
+        remaining: left[scope],
+        reset: Math.ceil(windowEnd / 1000),
+        retryAfter: allowed ? null : Math.max(1, Math.ceil((windowEnd - nowMs) / 1000)),
+        scope,
+      };
     },
   };
 }

@@ -84,8 +84,9 @@ function toListRow(row: CardWithBalance): CardListRow {
 
 function toDetail(row: CardWithBalance): CardDetail {
   const spendable: CardStatus[] = ['active', 'frozen', 'pending_close'];
-  return {
-    ...toListRow(row),
+  // Object.assign, not `{ ...toListRow(row), ... }`: V8 builds a spread followed by a dozen properties slowly
+  // (tens of microseconds on every card read in the request profile).
+  return Object.assign(toListRow(row), {
     workspace_id: row.workspace_id,
     held_amount: row.held_amount,
     available_balance: fmt(money(row.card_balance).minus(row.held_amount)),
@@ -100,7 +101,7 @@ function toDetail(row: CardWithBalance): CardDetail {
     appeal_terminated: row.appeal_terminated === 1,
     closed_at: row.closed_at,
     updated_at: row.updated_at,
-  };
+  });
 }
 
 /** Luhn check digit, so that fake PANs look like real ones to client-side validators. */
@@ -285,8 +286,10 @@ export function createCardsService(ctx: Context): CardsService {
     },
 
     get(workspaceId, uuid) {
-      const card = ownedCard(workspaceId, uuid);
-      return toDetail(ctx.db.prepare<[string], CardWithBalance>(`${CARD_SELECT} WHERE c.uuid = ?`).get(card.uuid)!);
+      // One query: the card with its balance, under ownedCard's rule (another workspace's card is a 404 too).
+      const row = typeof uuid === 'string' ? ctx.db.prepare<[string], CardWithBalance>(`${CARD_SELECT} WHERE c.uuid = ?`).get(uuid.toLowerCase()) : undefined;
+      if (row === undefined || row.workspace_id !== workspaceId) throw new SandboxError(404, 'card.not_found', `No card ${String(uuid)} in this workspace.`);
+      return toDetail(row);
     },
 
     create(workspaceId, body, idempotencyKey) {

@@ -27,15 +27,18 @@ function checkStep(ms: number): void {
 /**
  * Real time plus an offset: the default clock. `advance` shifts the offset, so a running
  * sandbox can jump forward (for example to trigger a close stage 2 that is days away).
+ * `offsetMs` starts it ahead (a restored offset); `onAdvance` hears each new offset (the sandbox stores it).
  */
-export function createSystemClock(): AdjustableClock {
-  let offsetMs = 0;
+export function createSystemClock(options: { offsetMs?: number; onAdvance?: (offsetMs: number) => void } = {}): AdjustableClock {
+  let offsetMs = options.offsetMs ?? 0;
+  checkStep(offsetMs);
   return {
     now: () => new Date(Date.now() + offsetMs),
     wallNow: () => Date.now(),
     advance(ms) {
       checkStep(ms);
       offsetMs += ms;
+      options.onAdvance?.(offsetMs);
     },
   };
 }

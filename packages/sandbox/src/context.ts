@@ -41,6 +41,11 @@ export interface Context {
   queueEvent(event: SandboxEvent): void;
   nowMs(): number;
   nowIso(): string;
+  /**
+   * Changes whenever this connection or another one (a second process on the same file) has committed a write
+   * since the last call: the key of caches over the database (token lookups), which any write invalidates.
+   */
+  generation(): number;
 }
 
 /** Builds the context; `afterCommit` runs after every committed top-level write (the scheduler re-arms there). */
@@ -52,6 +57,11 @@ export function createContext(
   afterCommit: () => void,
 ): Context {
   let pending: SandboxEvent[] = [];
+  let commits = 0;
+  // SQLite's data_version moves when another connection commits; our own commits are counted here.
+  const dataVersion = db.prepare<[], { data_version: number }>('PRAGMA data_version');
+  // Built once: better-sqlite3 compiles BEGIN/COMMIT/ROLLBACK for each `db.transaction` wrapper it makes.
+  const inTransaction = db.transaction(<T>(fn: () => T): T => fn());
   return {
     db,
     clock,
@@ -64,11 +74,12 @@ export function createContext(
       try {
         // IMMEDIATE takes the write lock up front: a lookup-then-insert (idempotency keys,
         // balance checks) cannot interleave with another connection's write.
-        result = db.transaction(fn).immediate();
+        result = inTransaction.immediate(fn) as T;
       } catch (error) {
         pending = [];
         throw error;
       }
+      commits++;
       const committed = pending;
       pending = [];
       if (committed.length > 0) publish(committed);
@@ -77,11 +88,12 @@ export function createContext(
     },
     read<T>(fn: () => T): T {
       if (db.inTransaction) return fn();
-      return db.transaction(fn).deferred();
+      return inTransaction.deferred(fn) as T;
     },
     queueEvent(event) {
       pending.push(event);
     },
+    generation: () => commits * 2 ** 21 + (dataVersion.get()?.data_version ?? 0),
     nowMs: () => clock.now().getTime(),
     nowIso: () => clock.now().toISOString(),
   };

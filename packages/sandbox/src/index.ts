@@ -10,13 +10,14 @@ export { SandboxError } from './errors.js';
 export type { SandboxErrorCode } from './errors.js';
 export { ACCOUNT_CODES } from './ledger.js';
 export type { AccountCode, LedgerQuery, LedgerService, WalletService } from './ledger.js';
+export { UNLIMITED } from './auth.js';
 export type { AuthResult, AuthService, RateLimitResult } from './auth.js';
 export type { CardListQuery, CardsService } from './cards.js';
 export type { CatalogueService } from './catalogue.js';
 export type { EventsService } from './events.js';
 export type { OrderListQuery, OrdersService } from './orders.js';
 export type { SecretsService } from './secrets.js';
-export { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_SCHEDULE_MS, httpTransport } from './delivery.js';
+export { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT, DEFAULT_RETRY_SCHEDULE_MS, httpTransport } from './delivery.js';
 export type { DeliveriesService, DeliveryListQuery, DeliveryRunResult, WebhookRequest, WebhookTransport } from './delivery.js';
 export type { RegisterEndpointInput, WebhooksService } from './webhooks.js';
 export type {

@@ -301,6 +301,20 @@ CREATE INDEX card_transactions_card ON card_transactions (card_uuid, id);
 CREATE INDEX card_transactions_purchase ON card_transactions (supplier_txn_id, id);
 `,
   },
+  {
+    version: 5,
+    name: 'durable sandbox clock, per-endpoint delivery queues',
+    sql: `
+-- Small sandbox-wide settings that must survive a restart: 'clock_offset_ms' (how far the sandbox clock
+-- was advanced ahead of real time).
+CREATE TABLE sandbox_state (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+-- The delivery worker takes the oldest due delivery of each endpoint, one queue per endpoint.
+CREATE INDEX webhook_deliveries_endpoint_due ON webhook_deliveries (endpoint_id, next_attempt_at_ms) WHERE status = 'pending';
+`,
+  },
 ];
 
 /** Applies every migration newer than the database's `user_version`. */

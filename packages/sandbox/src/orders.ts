@@ -76,7 +76,7 @@ export function toOrder(row: OrderRow): Order {
 
 /** The 202 body: the Order plus `related_card_id`, the alias D8 tolerates. */
 export function toAcceptedOrder(row: OrderRow): AcceptedOrder {
-  return { ...toOrder(row), related_card_id: row.card_uuid };
+  return Object.assign(toOrder(row), { related_card_id: row.card_uuid });
 }
 
 export function loadOrder(ctx: Context, uuid: string): OrderRow | undefined {
@@ -271,11 +271,12 @@ export function nextDueMs(ctx: Context): number | null {
 /**
  * Runs every piece of work due at the clock's current time, earliest first, including work
  * that becomes due while running (a zero latency chains pending -> processing -> completed
- * -> close stage 2 in one call). Returns how many steps ran.
+ * -> close stage 2 in one call). Returns how many steps ran; with `maxSteps`, stops after that many
+ * (the scheduler's slices), leaving the rest due.
  */
-export function runDue(ctx: Context): number {
+export function runDue(ctx: Context, maxSteps = Infinity): number {
   let steps = 0;
-  for (;;) {
+  while (steps < maxSteps) {
     const now = ctx.nowMs();
     const order = ctx.db.prepare<[number], { id: number; due: number }>('SELECT id, next_step_at_ms AS due FROM orders WHERE next_step_at_ms <= ? ORDER BY next_step_at_ms, id LIMIT 1').get(now);
     const card = ctx.db.prepare<[number], { uuid: string; due: number }>('SELECT uuid, close_due_at_ms AS due FROM cards WHERE close_due_at_ms <= ? ORDER BY close_due_at_ms, id LIMIT 1').get(now);
@@ -294,6 +295,7 @@ export function runDue(ctx: Context): number {
     }
     steps++;
   }
+  return steps;
 }
 
 /** Filters of `GET /orders`. */

@@ -9,7 +9,18 @@ import { SandboxError } from './errors.js';
 import { createEventsService, type EventsService } from './events.js';
 import { auditLedger, createLedgerService, createWalletService, type LedgerService, type WalletService } from './ledger.js';
 import { checkFailureReason, createOrdersService, finishClose, loadCard, NEXT_ISSUE, nextDueMs, runDue, type OrdersService } from './orders.js';
-import { createDeliveryWorker, DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_SCHEDULE_MS, httpTransport, type DeliveriesService, type DeliveryWorker, type WebhookTransport } from './delivery.js';
+import {
+  createDeliveryWorker,
+  DEFAULT_DELIVERY_TIMEOUT_MS,
+  DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT,
+  DEFAULT_RETRY_SCHEDULE_MS,
+  httpTransport,
+  type DeliveriesService,
+  type DeliveryWorker,
+  type WebhookTransport,
+} from './delivery.js';
 import { createRiskService, type RiskService } from './risk.js';
 import { createSecretsService, type SecretsService } from './secrets.js';
 import { createSimulateService, type SimulateService } from './transactions.js';
@@ -34,7 +45,7 @@ export interface SandboxOptions {
   closeDelayMs?: number | null;
   /** Randomness for fake card data (PAN digits, CVV); default crypto. Token secrets always use the OS CSPRNG. */
   random?: () => number;
-  /** Per-minute ceilings: a token without its own limit (default 120) and one IP (default 600). */
+  /** Per-minute ceilings: a token without its own limit (default 120) and one IP (default 600); 0 = no ceiling. */
   rateLimits?: { tokenPerMinute?: number; ipPerMinute?: number };
   /** Receives errors of background work and of `onEvent` listeners; default `console.error`. */
   onError?: (error: unknown) => void;
@@ -42,8 +53,12 @@ export interface SandboxOptions {
   webhookRetryScheduleMs?: readonly number[];
   /** Failed attempts of one delivery that disable its endpoint; default 8 (D19). */
   webhookMaxAttempts?: number;
-  /** Real-time limit of one delivery attempt; default 10000 ms. */
+  /** Real-time limit of one delivery attempt; default 10000 ms. The attempt's slot is freed at that limit. */
   webhookTimeoutMs?: number;
+  /** Attempts of one endpoint in flight at once; default 4. A hanging receiver holds at most these. */
+  webhookMaxInFlightPerEndpoint?: number;
+  /** Attempts in flight at once over all endpoints; default 64. */
+  webhookMaxInFlight?: number;
   /** Sends deliveries; default `httpTransport` (node:http/https, one connection per attempt). */
   webhookTransport?: WebhookTransport;
   /** Age after which a zero-amount probe's bill shows `expired`; default 7 days. */
@@ -106,11 +121,26 @@ export interface Sandbox {
   advanceAsync(ms: number): Promise<void>;
   /** Runs the synchronous work (orders, close stage 2) due at the current clock time; returns the number of steps. Deliveries: `deliveries.runDue()`. */
   runDue(): number;
+  /**
+   * Runs the synchronous work due now and starts the due deliveries in the background, without waiting for
+   * them (whatever `autoRun` says): what the control API does after a resend.
+   */
+  startDue(): void;
+  /**
+   * The control API's advance: like `advance`, then `startDue`, returning without waiting for any delivery.
+   * Deliveries that fell due inside the span are attempted in the background as if at their due times, so their
+   * retries that also fall inside the span follow at once (as `advanceAsync` would have sent them, waiting);
+   * `deliveries.list` shows the progress.
+   */
+  advanceInBackground(ms: number): void;
   /** Creates (or, on a reopened file, finds) the `default` workspace: USD, 10000.00 deposited, and mints a token with every ability. */
   seedDefaultWorkspace(): SeededWorkspace;
   /** Stops the timers and closes the database. */
   close(): void;
 }
+
+/** Order steps and closes the timer runs before it lets the event loop serve requests again. */
+const STEPS_PER_SLICE = 32;
 
 /** Default initial funding of the seeded workspace. */
 export const DEFAULT_SEED_BALANCE = '10000.00';
@@ -128,21 +158,29 @@ export const DEFAULT_SEED_BALANCE = '10000.00';
  * sandbox.orders.get(workspace.id, order.uuid).status; // 'completed'
  */
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
-  const clock = options.clock ?? createSystemClock();
   const autoRun = options.autoRun ?? options.clock === undefined;
   const onError = options.onError ?? ((error: unknown) => console.error('[sandbox]', error));
   const resolved: ResolvedOptions = {
     orderLatencyMs: nonNegative('orderLatencyMs', options.orderLatencyMs ?? 50),
     closeDelayMs: options.closeDelayMs === null ? null : nonNegative('closeDelayMs', options.closeDelayMs ?? 1000),
-    defaultTokenRateLimitPerMinute: options.rateLimits?.tokenPerMinute ?? 120,
-    ipRateLimitPerMinute: options.rateLimits?.ipPerMinute ?? 600,
+    defaultTokenRateLimitPerMinute: nonNegativeInt('rateLimits.tokenPerMinute', options.rateLimits?.tokenPerMinute ?? 120),
+    ipRateLimitPerMinute: nonNegativeInt('rateLimits.ipPerMinute', options.rateLimits?.ipPerMinute ?? 600),
     random: options.random ?? (() => randomInt(0, 2 ** 32) / 2 ** 32),
     webhookRetryScheduleMs: retrySchedule(options.webhookRetryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS),
     webhookMaxAttempts: positiveInt('webhookMaxAttempts', options.webhookMaxAttempts ?? DEFAULT_MAX_ATTEMPTS),
     webhookTimeoutMs: nonNegative('webhookTimeoutMs', options.webhookTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS),
     probeExpiryMs: nonNegative('probeExpiryMs', options.probeExpiryMs ?? 7 * 24 * 3_600_000),
   };
+  const tuning = {
+    autoRun,
+    maxInFlightPerEndpoint: positiveInt('webhookMaxInFlightPerEndpoint', options.webhookMaxInFlightPerEndpoint ?? DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT),
+    maxInFlight: positiveInt('webhookMaxInFlight', options.webhookMaxInFlight ?? DEFAULT_MAX_IN_FLIGHT),
+  };
   const db = openDatabase(options.db ?? ':memory:');
+  // The default clock's offset (how far `advance` moved it) lives in the database, so that a restart on the same
+  // file resumes at the sandbox time it left, and what fell due meanwhile runs at once. An injected clock is the
+  // caller's: nothing is stored for it.
+  const clock: Clock = options.clock ?? createSystemClock({ offsetMs: readClockOffset(db), onAdvance: (offsetMs) => writeClockOffset(db, offsetMs) });
   const listeners = new Set<(event: SandboxEvent) => void>();
   // Assigned right after the context: the worker's own start-up write already re-arms the timer.
   let worker: DeliveryWorker | undefined;
@@ -162,17 +200,12 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     }
   };
 
-  /** Earliest due time of the delivery worker's work, unless it is running (its end re-arms). */
-  const asyncDueMs = (): number | null => (worker === undefined || worker.running ? null : worker.nextDueMs());
+  /** Earliest due time of the delivery worker's work it can start (a saturated endpoint's end of attempt re-pumps). */
+  const asyncDueMs = (): number | null => (worker === undefined ? null : worker.nextDueMs());
 
-  /** Starts the delivery worker when its work is due; it never runs inside a caller's write. */
+  /** Starts the delivery worker's due work in the background (after the current call stack: never inside a caller's write). */
   const kickWorker = (): void => {
-    const due = asyncDueMs();
-    if (worker === undefined || closed || due === null || due > ctx.nowMs()) return;
-    worker
-      .runDue()
-      .catch(onError)
-      .finally(() => arm());
+    if (worker !== undefined && !closed && autoRun) worker.kick();
   };
 
   /** Keeps one real timer pointed at the earliest due work (only with autoRun). */
@@ -188,10 +221,15 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       () => {
         timer = undefined;
         armedFor = null;
+        // A bounded slice of the due work, then back to the event loop (requests waiting meanwhile are served),
+        // re-armed at once if more is due. One re-arm per slice, not per step.
+        batching = true;
         try {
-          runDue(ctx);
+          runDue(ctx, STEPS_PER_SLICE);
         } catch (error) {
           onError(error);
+        } finally {
+          batching = false;
         }
         kickWorker();
         arm();
@@ -201,9 +239,14 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     timer.unref();
   };
 
-  const ctx: Context = createContext(db, clock, resolved, publish, () => arm());
+  let batching = false;
+  const ctx: Context = createContext(db, clock, resolved, publish, () => {
+    if (batching) return;
+    arm();
+    kickWorker();
+  });
 
-  const deliveryWorker = createDeliveryWorker(ctx, options.webhookTransport ?? httpTransport, onError);
+  const deliveryWorker = createDeliveryWorker(ctx, options.webhookTransport ?? httpTransport, onError, tuning);
   worker = deliveryWorker;
   const workspaceAdmin = createWorkspaceAdmin(ctx);
   const admin: SandboxAdmin = {
@@ -218,6 +261,32 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     },
     finishClose: (cardUuid) => finishClose(ctx, String(cardUuid).toLowerCase()),
     audit: () => auditLedger(ctx),
+  };
+
+  /**
+   * Moves the clock by `ms`, running the synchronous work at each due time on the way. With `noteJumps`, the
+   * delivery worker hears of each move (see `DeliveryWorker.noteJump`).
+   */
+  const advanceBy = (ms: number, noteJumps: boolean): void => {
+    const move = clock.advance?.bind(clock);
+    if (move === undefined) throw new Error('advance needs a clock with an advance(ms) method');
+    nonNegative('ms', ms);
+    const target = ctx.nowMs() + ms;
+    const jump = (by: number): void => {
+      const from = ctx.nowMs();
+      move(by);
+      if (noteJumps) deliveryWorker.noteJump(from, ctx.nowMs());
+    };
+    for (let due = nextDueMs(ctx); due !== null && due <= target; due = nextDueMs(ctx)) {
+      const now = ctx.nowMs();
+      if (due > now) jump(due - now);
+      runDue(ctx);
+    }
+    const now = ctx.nowMs();
+    if (target > now) jump(target - now);
+    runDue(ctx);
+    arm();
+    kickWorker();
   };
 
   const sandbox: Sandbox = {
@@ -236,20 +305,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     risk: createRiskService(ctx),
     clock,
     db,
-    advance(ms) {
-      const move = clock.advance?.bind(clock);
-      if (move === undefined) throw new Error('advance needs a clock with an advance(ms) method');
-      nonNegative('ms', ms);
-      const target = ctx.nowMs() + ms;
-      for (let due = nextDueMs(ctx); due !== null && due <= target; due = nextDueMs(ctx)) {
-        const now = ctx.nowMs();
-        if (due > now) move(due - now);
-        runDue(ctx);
-      }
-      const now = ctx.nowMs();
-      if (target > now) move(target - now);
-      runDue(ctx);
-      arm();
+    advance: (ms) => advanceBy(ms, false),
+    advanceInBackground(ms) {
+      advanceBy(ms, true);
+      sandbox.startDue();
     },
     async advanceAsync(ms) {
       const move = clock.advance?.bind(clock);
@@ -272,6 +331,11 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       arm();
     },
     runDue: () => runDue(ctx),
+    startDue() {
+      runDue(ctx);
+      void deliveryWorker.runDue().catch(onError);
+      arm();
+    },
     seedDefaultWorkspace() {
       const existing = db.prepare<[], { id: number }>(`SELECT id FROM workspaces WHERE slug = 'default'`).get();
       const workspace = existing === undefined ? workspaceAdmin.createWorkspace({ name: 'Default workspace', slug: 'default', baseCurrency: 'USD' }) : undefined;
@@ -296,6 +360,24 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
 function earliest(a: number | null, b: number | null): number | null {
   return a === null ? b : b === null ? a : Math.min(a, b);
+}
+
+function nonNegativeInt(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be an integer >= 0 (0 = none), got ${value}`);
+  return value;
+}
+
+const CLOCK_OFFSET_KEY = 'clock_offset_ms';
+
+function readClockOffset(db: Database.Database): number {
+  const row = db.prepare<[string], { value: string }>('SELECT value FROM sandbox_state WHERE key = ?').get(CLOCK_OFFSET_KEY);
+  const offset = row === undefined ? 0 : Number(row.value);
+  return Number.isFinite(offset) && offset > 0 ? offset : 0;
+}
+
+function writeClockOffset(db: Database.Database, offsetMs: number): void {
+  if (!db.open) return;
+  db.prepare('INSERT INTO sandbox_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(CLOCK_OFFSET_KEY, String(offsetMs));
 }
 
 function positiveInt(name: string, value: number): number {

@@ -15,6 +15,8 @@ interface SandboxCommandOptions {
   latency?: number;
   webhookUrl?: string;
   rsaPublicKey?: string;
+  rateLimit?: number;
+  ipRateLimit?: number;
 }
 
 function httpUrl(value: string): string {
@@ -39,30 +41,22 @@ function readPem(value: string): string {
 }
 
 /**
- * Applies `--webhook-url` and `--rsa-public-key` to the default workspace; returns the stdout lines to add.
- * On a reopened `--db` file, an active endpoint with the same URL is disabled first, so that a restart never
- * delivers every event twice; the new endpoint's secret is printed (the old one is not kept in clear).
+ * Applies `--rsa-public-key` to the default workspace and reports the `--webhook-url` endpoint (set up by
+ * `startSandbox`: on a reopened `--db` file the endpoint of the last run is reused, same secret, same pending
+ * deliveries); returns the stdout lines to add.
  */
 function configureWebhooks(running: RunningSandbox, options: SandboxCommandOptions): string[] {
-  if (options.webhookUrl === undefined && options.rsaPublicKey === undefined) return [];
-  const resolved = running.token === null ? null : running.sandbox.auth.resolveToken(running.token);
-  if (resolved === null) throw new Error('sandbox: no default workspace to configure');
-  const workspaceId = resolved.workspace.id;
   const lines: string[] = [];
   if (options.rsaPublicKey !== undefined) {
-    const key = running.sandbox.webhooks.setPublicKey(workspaceId, readPem(options.rsaPublicKey));
+    const resolved = running.token === null ? null : running.sandbox.auth.resolveToken(running.token);
+    if (resolved === null) throw new Error('sandbox: no default workspace to configure');
+    const key = running.sandbox.webhooks.setPublicKey(resolved.workspace.id, readPem(options.rsaPublicKey));
     console.error(`sandbox: RSA public key uploaded, fingerprint ${key.key_fingerprint}; card.issued.secrets is on`);
   }
-  if (options.webhookUrl !== undefined) {
-    for (const old of running.sandbox.webhooks.listEndpoints(workspaceId)) {
-      if (old.status === 'active' && old.url === options.webhookUrl) {
-        running.sandbox.webhooks.disableEndpoint(workspaceId, old.id);
-        console.error(`sandbox: disabled the earlier endpoint ${old.id} for ${old.url} (replaced below)`);
-      }
-    }
-    const endpoint = running.sandbox.webhooks.registerEndpoint(workspaceId, { url: options.webhookUrl, events: '*', description: 'gen-card-api sandbox --webhook-url' });
-    lines.push(`CARD_API_WEBHOOK_SECRET=${endpoint.secret}`);
-    console.error(`sandbox: every event is signed and POSTed to ${endpoint.url} (endpoint ${endpoint.id})`);
+  if (running.webhook !== null) {
+    lines.push(`CARD_API_WEBHOOK_SECRET=${running.webhook.secret}`);
+    const how = running.webhook.reused ? 'the endpoint of the last run, same secret, pending deliveries kept' : 'a new endpoint';
+    console.error(`sandbox: every event is signed and POSTed to ${running.webhook.url} (endpoint ${running.webhook.endpointId}, ${how})`);
   }
   return lines;
 }
@@ -86,6 +80,9 @@ export async function runSandboxCommand(options: SandboxCommandOptions): Promise
     port: options.port,
     host: options.host,
     ...(options.db !== undefined ? { db: options.db } : {}),
+    ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
+    ...(options.ipRateLimit !== undefined ? { ipRateLimit: options.ipRateLimit } : {}),
+    ...(options.webhookUrl !== undefined ? { webhookUrl: options.webhookUrl } : {}),
     ...(options.latency !== undefined ? { orderLatencyMs: options.latency } : {}),
     sandboxOptions: { onError: (error) => console.error('[sandbox]', error) },
   });
@@ -122,7 +119,7 @@ export async function runSandboxCommand(options: SandboxCommandOptions): Promise
 }
 
 /**
- * Adds `sandbox [--port 4010] [--host 127.0.0.1] [--db <file>] [--latency <ms>] [--webhook-url <url>] [--rsa-public-key <pem>]`
+ * Adds `sandbox [--port 4010] [--host 127.0.0.1] [--db <file>] [--latency <ms>] [--rate-limit <n>] [--ip-rate-limit <n>] [--webhook-url <url>] [--rsa-public-key <pem>]`
  * to the program.
  *
  * @example
@@ -137,7 +134,9 @@ export function registerSandboxCommand(program: Command): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--db <file>', 'SQLite file: state and the default token survive a restart (default: in memory)')
     .option('--latency <ms>', 'delay of each order step in milliseconds (default 50)', nonNegativeInt('--latency', 3_600_000))
-    .option('--webhook-url <url>', 'register an endpoint for every event at <url>; prints CARD_API_WEBHOOK_SECRET=... on stdout', httpUrl)
+    .option('--rate-limit <n>', 'requests per minute of a token without its own limit (default 120; 0 = no limit)', nonNegativeInt('--rate-limit', 1_000_000_000))
+    .option('--ip-rate-limit <n>', 'requests per minute of one caller IP over all tokens (default 600; 0 = no limit)', nonNegativeInt('--ip-rate-limit', 1_000_000_000))
+    .option('--webhook-url <url>', 'send every event to <url> (a restart on the same --db reuses its endpoint and secret); prints CARD_API_WEBHOOK_SECRET=... on stdout', httpUrl)
     .option('--rsa-public-key <pem>', 'upload an RSA public key (a PEM file, or the PEM text) so that card.issued.secrets is sent')
     .action((opts: SandboxCommandOptions) => runSandboxCommand(opts));
 }

@@ -143,9 +143,9 @@ export function controlHandlers(sandbox: Sandbox): SandboxControlHandlers<Contro
     redeliverWebhook: async ({ auth, params }) => {
       const delivery = domain(() => sandbox.deliveries.get(params.delivery_id));
       if (delivery.workspace_id !== ws(auth)) throw new ApiError(404, 'api.not_found', `No delivery ${params.delivery_id} in this workspace.`);
-      const { workspace_id: _workspace, ...after } = await sandbox.deliveries.deliverNow(delivery.id).catch((error: unknown) => {
-        throw toApiError(error);
-      });
+      // Answers once the delivery is queued; the attempt goes out in the background.
+      const { workspace_id: _workspace, ...after } = domain(() => sandbox.deliveries.resend(delivery.id));
+      sandbox.startDue();
       return { data: after };
     },
 
@@ -218,7 +218,9 @@ export function controlHandlers(sandbox: Sandbox): SandboxControlHandlers<Contro
 
     advanceClock: async ({ body }) => {
       if (sandbox.clock.advance === undefined) throw new ApiError(422, 'validation.failed', 'This sandbox runs on a clock that cannot be moved.', { seconds: ['the clock cannot be advanced'] });
-      await sandbox.advanceAsync(body.seconds * 1000);
+      // Answers once the due work is scheduled: order steps and closes run on the way, deliveries (and their
+      // retries inside the span) go out in the background; the delivery list shows their progress.
+      domain(() => sandbox.advanceInBackground(body.seconds * 1000));
       return { data: { now: sandbox.clock.now().toISOString() } };
     },
   };

@@ -144,7 +144,7 @@ export interface paths {
         put?: never;
         /**
          * Move the sandbox clock forward
-         * @description Moves the clock (shared by every workspace) forward by `seconds`, running all the work that falls due on the way at its due time: order steps, close stage 2, webhook deliveries and their retries. Answers when that work is done.
+         * @description Moves the clock (shared by every workspace) forward by `seconds`, running all the work that falls due on the way at its due time: order steps and close stage 2 before it answers; webhook deliveries (and their retries that fall inside the span) are scheduled and go out in the background, so the call never waits on a receiver. The delivery list shows their progress.
          */
         post: operations["advanceClock"];
         delete?: never;
@@ -408,7 +408,7 @@ export interface paths {
         put?: never;
         /**
          * Resend a delivery now
-         * @description Attempts the delivery at once, with the same body bytes and a fresh signature: a pending one skips its wait, a failed or cancelled one starts again with its attempts reset, and a succeeded one is sent again (a duplicate, as at-least-once delivery may send: use it to test that a receiver drops it by `event_id`). Answers after the attempt. 409 when its endpoint is disabled (enable it first).
+         * @description Queues the delivery to be sent at once, with the same body bytes and a fresh signature: a pending one skips its wait, a failed or cancelled one starts again with its attempts reset, and a succeeded one is sent again (a duplicate, as at-least-once delivery may send: use it to test that a receiver drops it by `event_id`). Answers once it is queued, without waiting for the receiver; the delivery list shows the attempt's outcome. 409 when its endpoint is disabled (enable it first).
          */
         post: operations["redeliverWebhook"];
         delete?: never;
@@ -1532,7 +1532,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The delivery after the attempt. */
+            /** @description The delivery as queued. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -1,7 +1,7 @@
 /**
  * The sandbox's token resolution and rate limit, shaped for the generated Fastify plugin: `authenticate`
  * resolves a bearer token through `sandbox.auth`, and the plugin's `rateLimit.limiter` counts requests in the
- * sandbox's SQLite windows (one limiter: the plugin's in-memory one is not used).
+ * sandbox's in-memory windows on the sandbox clock (one limiter: the plugin's own is not used).
  */
 import { ApiError, type AuthResult, type RateLimiter } from '@card-api/server';
 import type { FastifyRequest } from 'fastify';
@@ -55,18 +55,17 @@ export function sandboxAuthenticate(sandbox: Sandbox): (token: string, request: 
 
 /**
  * The plugin's `rateLimit.limiter` over `sandbox.auth.checkRateLimit`: per-token (the token's own ceiling,
- * else the sandbox default) and per-IP one-minute windows kept in SQLite, so they survive a restart on a
- * file database and are shared by every process on it. `tokenKey` is the `rateLimitKey` set by
- * {@link sandboxAuthenticate}, the token id; the plugin's `tokenLimit` is ignored because the domain reads
- * the token's ceiling itself.
+ * else the sandbox default) and per-IP one-minute windows on the sandbox clock, kept in memory (no disk write
+ * per request). `tokenKey` is the `rateLimitKey` set by {@link sandboxAuthenticate}, the token id, and
+ * `tokenLimit` its effective ceiling as authentication read it (0 = none).
  */
 export function sandboxRateLimiter(sandbox: Sandbox): RateLimiter {
   return {
-    consume({ tokenKey, ip }) {
+    consume({ tokenKey, tokenLimit, ip }) {
       const tokenId = Number(tokenKey);
       if (!Number.isSafeInteger(tokenId)) throw new TypeError(`sandbox rate limiter: token key ${tokenKey} is not a token id`);
       try {
-        return sandbox.auth.checkRateLimit(tokenId, ip);
+        return sandbox.auth.checkRateLimit(tokenId, ip, tokenLimit);
       } catch (error) {
         // The token was deleted between authentication and counting.
         if (error instanceof SandboxError) throw new ApiError(error.status, error.code, error.message, error.fieldErrors);

@@ -28,8 +28,28 @@ export interface StartSandboxOptions {
   logger?: boolean | Record<string, unknown>;
   /** Serve the control API (`spec/sandbox/control.yaml`) under `/sandbox`. Default true. */
   control?: boolean;
-  /** Further `createSandbox` options (rate limits, close delay, webhook transport...). */
+  /** Per-minute ceiling of a token without its own limit; 0 = none. Default 120 (or `sandboxOptions.rateLimits`). */
+  rateLimit?: number;
+  /** Per-minute ceiling of one caller IP over all tokens; 0 = none. Default 600 (or `sandboxOptions.rateLimits`). */
+  ipRateLimit?: number;
+  /**
+   * Sends every event of the default workspace to this URL (needs `seed`). On a reopened `db` file the endpoint
+   * registered for the same URL last time is reused, with its secret and its pending deliveries (a disabled one
+   * is enabled again); otherwise a new one is registered.
+   */
+  webhookUrl?: string;
+  /** Further `createSandbox` options (close delay, webhook transport...). */
   sandboxOptions?: Omit<SandboxOptions, 'db' | 'orderLatencyMs'>;
+}
+
+/** The endpoint behind `webhookUrl`. */
+export interface SandboxWebhook {
+  endpointId: number;
+  url: string;
+  /** Its signing secret (`whsec_...`). */
+  secret: string;
+  /** True when the endpoint of an earlier run on the same file was reused (same secret, same pending deliveries). */
+  reused: boolean;
 }
 
 /** A running sandbox service. */
@@ -44,6 +64,8 @@ export interface RunningSandbox {
   tokenId: number | null;
   /** True when `token` was minted by this start, false when it was read back from the database file. */
   tokenMinted: boolean;
+  /** The endpoint of `webhookUrl`, null without it. */
+  webhook: SandboxWebhook | null;
   sandbox: Sandbox;
   app: FastifyInstance;
   /** Stops the server (in-flight requests finish, idle connections close), then the sandbox's timers and database. Idempotent. */
@@ -81,6 +103,38 @@ function defaultToken(sandbox: Sandbox): { token: string; tokenId: number; minte
 }
 
 /**
+ * The default workspace's endpoint for every event at `url`: the newest one registered for that URL with every
+ * event is reused (enabled again if it was disabled), keeping its secret and its pending deliveries, so that a
+ * restart on the same file neither loses nor doubles a delivery. An active endpoint for that URL with a narrower
+ * subscription is disabled (it would double the events it covers) and a new one registered.
+ */
+function ensureWebhookEndpoint(sandbox: Sandbox, token: string, url: string): SandboxWebhook {
+  const resolved = sandbox.auth.resolveToken(token);
+  if (resolved === null) throw new Error('sandbox: no default workspace to configure');
+  const workspaceId = resolved.workspace.id;
+  const same = (other: string): boolean => {
+    try {
+      return new URL(other).href === new URL(url).href;
+    } catch {
+      return false;
+    }
+  };
+  const candidates = sandbox.webhooks.listEndpoints(workspaceId).filter((e) => same(e.url));
+  const everything = candidates.filter((e) => e.events === '*');
+  const reuse = everything.find((e) => e.status === 'active') ?? everything.at(-1);
+  if (reuse !== undefined) {
+    if (reuse.status !== 'active') sandbox.webhooks.enableEndpoint(workspaceId, reuse.id);
+    for (const other of candidates) if (other.id !== reuse.id && other.status === 'active') sandbox.webhooks.disableEndpoint(workspaceId, other.id);
+    // The secret is stored (every attempt is signed with it); services never return it after registration.
+    const stored = sandbox.db.prepare<[number], { secret: string }>('SELECT secret FROM webhook_endpoints WHERE id = ?').get(reuse.id)!;
+    return { endpointId: reuse.id, url: reuse.url, secret: stored.secret, reused: true };
+  }
+  for (const other of candidates) if (other.status === 'active') sandbox.webhooks.disableEndpoint(workspaceId, other.id);
+  const created = sandbox.webhooks.registerEndpoint(workspaceId, { url, events: '*', description: 'gen-card-api sandbox --webhook-url' });
+  return { endpointId: created.id, url: created.url, secret: created.secret, reused: false };
+}
+
+/**
  * Builds the Fastify app of a sandbox without listening: `cardApi` under `/api/v1` with the sandbox's
  * handlers, authentication and SQLite rate limiter. The caller owns both the app and the sandbox.
  */
@@ -108,12 +162,21 @@ export async function buildSandboxApp(sandbox: Sandbox, options: { logger?: Star
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
   const { port = 4010, host = '127.0.0.1', seed = true } = options;
   const sandboxOptions: SandboxOptions = { ...options.sandboxOptions };
+  if (options.rateLimit !== undefined || options.ipRateLimit !== undefined) {
+    sandboxOptions.rateLimits = {
+      ...sandboxOptions.rateLimits,
+      ...(options.rateLimit !== undefined ? { tokenPerMinute: options.rateLimit } : {}),
+      ...(options.ipRateLimit !== undefined ? { ipPerMinute: options.ipRateLimit } : {}),
+    };
+  }
+  if (options.webhookUrl !== undefined && !seed) throw new TypeError('startSandbox: webhookUrl needs the default workspace (seed: true)');
   if (options.db !== undefined) sandboxOptions.db = options.db;
   if (options.orderLatencyMs !== undefined) sandboxOptions.orderLatencyMs = options.orderLatencyMs;
   const sandbox = createSandbox(sandboxOptions);
   let app: FastifyInstance | undefined;
   try {
     const seeded = seed ? defaultToken(sandbox) : null;
+    const webhook = seeded !== null && options.webhookUrl !== undefined ? ensureWebhookEndpoint(sandbox, seeded.token, options.webhookUrl) : null;
     app = await buildSandboxApp(sandbox, { logger: options.logger ?? false, control: options.control ?? true });
     await app.listen({ port, host });
     const address = app.server.address();
@@ -129,6 +192,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
       token: seeded?.token ?? null,
       tokenId: seeded?.tokenId ?? null,
       tokenMinted: seeded?.minted ?? false,
+      webhook,
       sandbox,
       app: running,
       close: () =>
