@@ -3,7 +3,7 @@
  * the JSON pointer of the offending node, and all problems of one pass are reported together.
  */
 import path from 'node:path';
-import { REPO_ROOT } from '../lint/lint-spec.js';
+import { ASSET_ROOT } from '../core/assets.js';
 import { SpecError, SpecErrors, pointer } from './errors.js';
 import { loadSpec, type JsonObject, type LoadedSpec } from './load.js';
 import type { ApiModel, EnumModel, EventModel, HttpMethod, OperationModel, ParameterModel, ResponseModel, SchemaModel, TypeRef } from './model.js';
@@ -351,7 +351,7 @@ export function buildModel(spec: LoadedSpec): ApiModel {
 
 /** The name generated headers give a spec file (see {@link ApiModel.specName}). */
 export function specDisplayName(file: string, cwd: string = process.cwd()): string {
-  const inRoot = path.relative(REPO_ROOT, file);
+  const inRoot = path.relative(ASSET_ROOT, file);
   const rel = !inRoot.startsWith('..') && !path.isAbsolute(inRoot) ? inRoot : path.relative(cwd, file);
   // A one-line comment: no line breaks, whatever the file is called.
   return (path.isAbsolute(rel) ? path.basename(file) : rel).split(path.sep).join('/').replace(/[\r\n\u2028\u2029]+/g, ' ');

@@ -102,8 +102,9 @@ export interface ApiModel {
   /** Absolute path of the spec file. */
   specFile: string;
   /**
-   * How generated headers name the spec: its path relative to the toolkit's root when it lies inside it
-   * (`spec/openapi.yaml`, whatever the working directory), else relative to the working directory, POSIX
+   * How generated headers name the spec: its path relative to the asset root (the checkout, or an installed
+   * gen-card-api's bundled assets; see core/assets.ts) when it lies inside it (`spec/openapi.yaml`, whatever the
+   * working directory), else relative to the working directory, POSIX
    * separators, so that a vendored client's header stays the same on every machine of a team.
    */
   specName: string;

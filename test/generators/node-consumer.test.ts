@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../helpers/spec.js';
 
@@ -49,9 +50,9 @@ describe('a Node consumer without the DOM lib', () => {
     ].join('\n');
     writeFileSync(path.join(tmp.dir, 'package.json'), JSON.stringify({ name: 'node-consumer', private: true, type: 'module' }));
     writeFileSync(path.join(tmp.dir, 'consumer.ts'), source);
-    // Resolve the packages to their sources, as the repository's tsconfig.json does; the built packages are
-    // compiled the same way by the registry test (test/registry), from a registry.
-    const conditions: string[] | undefined = ['@card-api/source'];
+    // Resolve the packages as the repository's tsconfig does (its custom export condition points at src/).
+    const parsed = ts.getParsedCommandLineOfConfigFile(path.join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+    const conditions = parsed?.options.customConditions;
     const compilerOptions = {
       strict: true,
       target: 'ES2022',

@@ -97,7 +97,8 @@ async function generateVendorable(name: 'client' | 'types', specArg: string | un
   console.log(`wrote ${files.length} files to ${out}`);
   if (name === 'client') {
     const from = path.relative(process.cwd(), path.resolve(out, 'index.js')).split(path.sep).join('/');
-    console.log(`import { CardApiClient } from '${from.startsWith('.') ? from : `./${from}`}';   // needs: npm install openapi-fetch`);
+    const specifier = from.startsWith('../') || path.isAbsolute(from) ? from : `./${from}`;
+    console.log(`import { CardApiClient } from '${specifier}';   // needs: npm install openapi-fetch`);
   }
   printTimings(timings);
 }
