@@ -206,7 +206,7 @@ class Builder {
       success,
       errors,
       abilities: abilities.length > 0 ? abilities : [[]],
-      async: successStatus === 202 && success.kind === 'data' && dataType?.schema === 'Order' && !dataType.array,
+      async: successStatus === 202 && success.kind === 'data' && (dataType?.schema === 'AcceptedOrder' || dataType?.schema === 'Order') && !dataType.array,
       paginated: success.kind === 'page',
       idempotent: idempotencyParam !== undefined,
       idempotencyHeader: idempotencyParam?.name ?? null,

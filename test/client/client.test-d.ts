@@ -1,6 +1,6 @@
 /** Type-level tests of the generated client's public surface. */
 import { describe, expectTypeOf, it } from 'vitest';
-import type { Card, CardApiClient, CardDetail, CardProduct, CardStatus, Order, PagePromise, WithResponse } from '../../packages/client/src/index.js';
+import type { AcceptedOrder, Card, CardApiClient, CardDetail, CardProduct, CardStatus, Order, PagePromise, WithResponse } from '../../packages/client/src/index.js';
 import { CardStatusValues } from '../../packages/client/src/index.js';
 
 declare const api: CardApiClient;
@@ -10,7 +10,10 @@ describe('CardApiClient types', () => {
     expectTypeOf(api.cards.get('u')).resolves.toEqualTypeOf<WithResponse<CardDetail>>();
     expectTypeOf(api.cards.list()).toEqualTypeOf<PagePromise<Card>>();
     expectTypeOf(api.cardProducts.list()).resolves.toEqualTypeOf<WithResponse<CardProduct[]>>();
-    expectTypeOf(api.cards.create).returns.resolves.toEqualTypeOf<WithResponse<Order>>();
+    expectTypeOf(api.cards.create).returns.resolves.toEqualTypeOf<WithResponse<AcceptedOrder>>();
+    // D29: a 202 need not carry related_card_uuid or failure_reason; GET /orders/{uuid} always does.
+    expectTypeOf<AcceptedOrder['related_card_uuid']>().toEqualTypeOf<string | null | undefined>();
+    expectTypeOf<Order['related_card_uuid']>().toEqualTypeOf<string | null>();
     expectTypeOf(api.orders.wait).returns.resolves.toEqualTypeOf<WithResponse<Order>>();
     expectTypeOf<Order['failure_reason']>().toEqualTypeOf<'supplier5xx' | 'timeout' | 'network' | 'signature' | 'business4xx' | 'not_found' | 'preempted_by_risk' | 'admin_refund_close' | 'async_issue_failed' | null>();
     expectTypeOf<(typeof CardStatusValues)[number]>().toEqualTypeOf<CardStatus>();

@@ -10,9 +10,36 @@ export const componentSchemas: JsonSchema = {
       type: 'string',
       enum: ['cards.read', 'cards.write', 'orders.read', 'wallet.read', 'transactions.read'],
     },
+    AcceptedOrder: {
+      type: 'object',
+      required: ['uuid', 'type', 'status', 'held_amount', 'currency', 'created_at'],
+      properties: {
+        uuid: { type: 'string', format: 'uuid' },
+        type: { $ref: 'card-api.json#/$defs/OrderType' },
+        status: { $ref: 'card-api.json#/$defs/OrderStatus' },
+        related_card_uuid: { type: ['string', 'null'], format: 'uuid' },
+        related_card_id: { type: ['string', 'null'], format: 'uuid' },
+        held_amount: { $ref: 'card-api.json#/$defs/DecimalString' },
+        currency: { $ref: 'card-api.json#/$defs/CurrencyCode' },
+        created_at: { type: 'string', format: 'date-time' },
+        failure_reason: { anyOf: [{ $ref: 'card-api.json#/$defs/OrderFailureReason' }, { type: 'null' }] },
+      },
+    },
     ActionOrigin: { type: 'string', enum: ['workspace', 'platform_risk', 'issuer'] },
-    AmountInput: { type: 'string', pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,8})?$', maxLength: 32 },
+    AmountInput: { type: 'string', pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,2})?$', maxLength: 32 },
     BillingAddress: {
+      type: 'object',
+      required: ['line1', 'city', 'postal_code', 'country'],
+      properties: {
+        line1: { type: 'string' },
+        line2: { type: ['string', 'null'] },
+        city: { type: 'string' },
+        state: { type: ['string', 'null'] },
+        postal_code: { type: 'string' },
+        country: { type: 'string', pattern: '^[A-Z]{2}$' },
+      },
+    },
+    BillingAddressInput: {
       type: 'object',
       additionalProperties: false,
       required: ['line1', 'city', 'postal_code', 'country'],
@@ -550,7 +577,7 @@ export const componentSchemas: JsonSchema = {
         initial_topup_amount: { $ref: 'card-api.json#/$defs/AmountInput' },
         cardholder_first_name: { type: 'string', minLength: 1, maxLength: 50 },
         cardholder_last_name: { type: 'string', minLength: 1, maxLength: 50 },
-        billing_address: { $ref: 'card-api.json#/$defs/BillingAddress' },
+        billing_address: { $ref: 'card-api.json#/$defs/BillingAddressInput' },
         purpose: { type: 'string', maxLength: 255 },
         notes: { type: 'string', maxLength: 1000 },
       },
@@ -596,6 +623,7 @@ export const componentSchemas: JsonSchema = {
         'api.insufficient_ability',
         'api.rate_limited',
         'api.not_found',
+        'api.method_not_allowed',
         'api.internal_error',
         'wallet.insufficient_balance',
         'card.not_found',
@@ -639,7 +667,7 @@ export const componentSchemas: JsonSchema = {
         txn_group_id: { type: 'string' },
         reason_code: { $ref: 'card-api.json#/$defs/LedgerReasonCode' },
         direction: { $ref: 'card-api.json#/$defs/LedgerDirection' },
-        amount: { $ref: 'card-api.json#/$defs/AmountInput' },
+        amount: { $ref: 'card-api.json#/$defs/DecimalString' },
         currency: { $ref: 'card-api.json#/$defs/CurrencyCode' },
         account_code: { type: ['string', 'null'] },
         account_card_uuid: { type: ['string', 'null'], format: 'uuid' },
@@ -724,7 +752,6 @@ export const componentSchemas: JsonSchema = {
         type: { $ref: 'card-api.json#/$defs/OrderType' },
         status: { $ref: 'card-api.json#/$defs/OrderStatus' },
         related_card_uuid: { type: ['string', 'null'], format: 'uuid' },
-        related_card_id: { type: ['string', 'null'], format: 'uuid' },
         held_amount: { $ref: 'card-api.json#/$defs/DecimalString' },
         currency: { $ref: 'card-api.json#/$defs/CurrencyCode' },
         created_at: { type: 'string', format: 'date-time' },
@@ -923,7 +950,7 @@ export const routes: readonly RouteDefinition[] = [
         202: {
           type: 'object',
           required: ['data'],
-          properties: { data: { $ref: 'card-api.json#/$defs/Order' } },
+          properties: { data: { $ref: 'card-api.json#/$defs/AcceptedOrder' } },
         },
         401: { $ref: 'card-api.json#/$defs/Error' },
         403: { $ref: 'card-api.json#/$defs/Error' },
@@ -957,7 +984,7 @@ export const routes: readonly RouteDefinition[] = [
         202: {
           type: 'object',
           required: ['data'],
-          properties: { data: { $ref: 'card-api.json#/$defs/Order' } },
+          properties: { data: { $ref: 'card-api.json#/$defs/AcceptedOrder' } },
         },
         401: { $ref: 'card-api.json#/$defs/Error' },
         402: { $ref: 'card-api.json#/$defs/Error' },
@@ -996,7 +1023,7 @@ export const routes: readonly RouteDefinition[] = [
         202: {
           type: 'object',
           required: ['data'],
-          properties: { data: { $ref: 'card-api.json#/$defs/Order' } },
+          properties: { data: { $ref: 'card-api.json#/$defs/AcceptedOrder' } },
         },
         401: { $ref: 'card-api.json#/$defs/Error' },
         403: { $ref: 'card-api.json#/$defs/Error' },
@@ -1115,7 +1142,7 @@ export const routes: readonly RouteDefinition[] = [
         properties: {
           from: { type: 'string', format: 'date-time' },
           to: { type: 'string', format: 'date-time' },
-          page: { type: 'integer', minimum: 1, default: 1 },
+          page: { type: 'integer', minimum: 1, maximum: 9007199254740991, default: 1 },
           per_page: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
         },
       },
@@ -1173,7 +1200,7 @@ export const routes: readonly RouteDefinition[] = [
       querystring: {
         type: 'object',
         properties: {
-          page: { type: 'integer', minimum: 1, default: 1 },
+          page: { type: 'integer', minimum: 1, maximum: 9007199254740991, default: 1 },
           per_page: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
           type: { $ref: 'card-api.json#/$defs/TransactionType' },
           status: { $ref: 'card-api.json#/$defs/TransactionStatus' },
@@ -1206,7 +1233,7 @@ export const routes: readonly RouteDefinition[] = [
       querystring: {
         type: 'object',
         properties: {
-          page: { type: 'integer', minimum: 1, default: 1 },
+          page: { type: 'integer', minimum: 1, maximum: 9007199254740991, default: 1 },
           per_page: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
           status: {
             type: 'array',
@@ -1242,7 +1269,7 @@ export const routes: readonly RouteDefinition[] = [
       querystring: {
         type: 'object',
         properties: {
-          page: { type: 'integer', minimum: 1, default: 1 },
+          page: { type: 'integer', minimum: 1, maximum: 9007199254740991, default: 1 },
           per_page: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
           reason: { $ref: 'card-api.json#/$defs/LedgerReasonCode' },
           reference_type: { type: 'string', minLength: 1, maxLength: 64 },
@@ -1275,7 +1302,7 @@ export const routes: readonly RouteDefinition[] = [
       querystring: {
         type: 'object',
         properties: {
-          page: { type: 'integer', minimum: 1, default: 1 },
+          page: { type: 'integer', minimum: 1, maximum: 9007199254740991, default: 1 },
           per_page: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
           status: { $ref: 'card-api.json#/$defs/OrderStatus' },
           type: { $ref: 'card-api.json#/$defs/OrderType' },
@@ -1342,7 +1369,7 @@ export const routes: readonly RouteDefinition[] = [
         202: {
           type: 'object',
           required: ['data'],
-          properties: { data: { $ref: 'card-api.json#/$defs/Order' } },
+          properties: { data: { $ref: 'card-api.json#/$defs/AcceptedOrder' } },
         },
         401: { $ref: 'card-api.json#/$defs/Error' },
         402: { $ref: 'card-api.json#/$defs/Error' },
@@ -1382,7 +1409,7 @@ export const routes: readonly RouteDefinition[] = [
         202: {
           type: 'object',
           required: ['data'],
-          properties: { data: { $ref: 'card-api.json#/$defs/Order' } },
+          properties: { data: { $ref: 'card-api.json#/$defs/AcceptedOrder' } },
         },
         401: { $ref: 'card-api.json#/$defs/Error' },
         403: { $ref: 'card-api.json#/$defs/Error' },

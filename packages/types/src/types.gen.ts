@@ -71,7 +71,8 @@ export interface paths {
          * @description Returns the card detail: every list field plus balances (`card_balance`, `held_amount`,
          *     `available_balance` = `card_balance` - `held_amount`), lifetime totals, the AVS billing address and the
          *     capability flags (`supports_freeze`, `supports_unfreeze`, `supports_balance_query`) by which clients show
-         *     or hide actions.
+         *     or hide actions. The flags say what the card can do at all; which action applies now follows from
+         *     `status` (freeze an `active` card, unfreeze a `frozen` one).
          */
         get: operations["getCard"];
         put?: never;
@@ -105,6 +106,11 @@ export interface paths {
          *        `refund_amount`: that is the moment the residual balance is back in the wallet (`card_close_refund`).
          *
          *     Closing a card that is closed or already closing is a `409`.
+         *
+         *     **A failed close** (`order.failed` with type `close_card`) does not undo stage 1: the card stays
+         *     `pending_close` and cannot spend, exactly as `card.close_initiated` announced, so no receiver is ever
+         *     surprised by a card that spends again without an event. Close it again with a new idempotency key: that
+         *     is accepted on a `pending_close` card whose last close order failed (no second `card.close_initiated`).
          */
         post: operations["closeCard"];
         delete?: never;
@@ -233,7 +239,8 @@ export interface paths {
          * Unfreeze a card
          * @description Lets a frozen card spend again. Idempotent and asynchronous: answers `202` with an `unfreeze` Order;
          *     when it completes, `card.unfrozen` is pushed and the card is `active`. Unfreezing a card that is not
-         *     frozen is a `409`. No money moves.
+         *     frozen is a `409`, and so is unfreezing a card that platform risk control or the issuer froze (the
+         *     `origin` of its `card.frozen`): only the one who froze it can lift that freeze. No money moves.
          */
         post: operations["unfreezeCard"];
         delete?: never;
@@ -476,8 +483,9 @@ export interface webhooks {
          * An authorization hold was placed
          * @description A new `authorization` row: a hold is placed and the card's available balance drops. An authorization of
          *     amount 0 is a card-verification probe: no funds are held and it may expire silently. Every real-money
-         *     hold ends in `card.transaction.captured` or `card.transaction.reversed`. Upsert by `transaction.uuid`
-         *     and never infer state from arrival order.
+         *     hold ends in `card.transaction.captured` or `card.transaction.reversed`; the authorization row itself
+         *     then reads `posted` or `reversed` in `GET /cards/{uuid}/transactions` (no event is pushed for that move).
+         *     Upsert by `transaction.uuid` and never infer state from arrival order.
          */
         post: operations["onCardTransactionAuthorized"];
         delete?: never;
@@ -641,9 +649,10 @@ export interface webhooks {
         put?: never;
         /**
          * An order failed
-         * @description Any order reached `failed`. Held funds are already back in the wallet. `card_uuid` is null when an issue
-         *     order failed before the card existed. Resending the same idempotency key returns this failed order; a
-         *     retry needs a new key.
+         * @description Any order reached `failed`. Held funds are already back in the wallet. `card_uuid` is null for a failed
+         *     `issue_card` order (the card never became the caller's; only `order.completed` names a new card) and
+         *     the card acted on otherwise. A failed `close_card` leaves the card `pending_close` (no spend resumes).
+         *     Resending the same idempotency key returns this failed order; a retry needs a new key.
          */
         post: operations["onOrderFailed"];
         delete?: never;
@@ -661,19 +670,71 @@ export interface components {
          */
         Ability: "cards.read" | "cards.write" | "orders.read" | "wallet.read" | "transactions.read";
         /**
+         * @description The Order in the `202` body of a write, just accepted (`status` `pending`). Its required fields are the
+         *     ones every accepted order has; `related_card_uuid` (null for an `issue_card` order, whose card is named
+         *     by `order.completed`), its older name `related_card_id`, and `failure_reason` (always null here) may be
+         *     absent, so a client must not require them. Read the full Order with `GET /orders/{uuid}`.
+         */
+        AcceptedOrder: {
+            /** Format: date-time */
+            created_at: string;
+            currency: components["schemas"]["CurrencyCode"];
+            /** @description Null in a 202 (an accepted order has not failed); present for symmetry with the Order. */
+            failure_reason?: components["schemas"]["OrderFailureReason"] | null;
+            /** @description Amount held from the wallet for this order (amount plus fees; 0.00 when nothing is held). */
+            held_amount: components["schemas"]["DecimalString"];
+            /**
+             * Format: uuid
+             * @deprecated
+             * @description Same value as `related_card_uuid`; an older name that a 202 body may still carry. Read `related_card_uuid`.
+             */
+            related_card_id?: string | null;
+            /**
+             * Format: uuid
+             * @description The card the write acts on; null for an `issue_card` order.
+             */
+            related_card_uuid?: string | null;
+            status: components["schemas"]["OrderStatus"];
+            type: components["schemas"]["OrderType"];
+            /**
+             * Format: uuid
+             * @description Order identifier; poll it with `GET /orders/{uuid}`.
+             */
+            uuid: string;
+        };
+        /**
          * @description Who acted on the card.
          * @enum {string}
          */
         ActionOrigin: "workspace" | "platform_risk" | "issuer";
         /**
-         * @description A non-negative decimal amount in a request, for example `"100.00"`; never a JSON number.
+         * @description A non-negative money amount in a request, for example `"100.00"` or `"5"`; never a JSON number. At most 2
+         *     decimals: the minor unit of every card currency (USD, EUR), so an amount the card cannot carry is refused
+         *     by the schema instead of being rounded.
          * @example 100.00
          */
         AmountInput: string;
-        /** @description A billing address (request shape; also the AVS address of a card and a product's default address). */
+        /**
+         * @description A billing address as the API answers it: the AVS address of a card and a product's default address. Open
+         *     to fields added later (a reader ignores what it does not know); the request shape is
+         *     `BillingAddressInput`.
+         */
         BillingAddress: {
             city: string;
-            /** @description 2-letter ISO 3166-1 country code. */
+            /** @description 2-letter ISO 3166-1 alpha-2 country code. */
+            country: string;
+            line1: string;
+            line2?: string | null;
+            postal_code: string;
+            state?: string | null;
+        };
+        /**
+         * @description A billing address in a request (contract 2.4). Closed: an unknown field is refused, so that a typo such
+         *     as `postcode` is a 422 instead of a silently dropped line. Lengths are the usual AVS field limits.
+         */
+        BillingAddressInput: {
+            city: string;
+            /** @description 2-letter ISO 3166-1 alpha-2 country code, upper case. */
             country: string;
             line1: string;
             line2?: string | null;
@@ -749,11 +810,11 @@ export interface components {
             lifetime_refund_amount: components["schemas"]["DecimalString"];
             lifetime_spend_amount: components["schemas"]["DecimalString"];
             lifetime_topup_amount: components["schemas"]["DecimalString"];
-            /** @description Whether the supplier reports this card's balance. */
+            /** @description Capability: whether the supplier reports this card's balance. */
             supports_balance_query: boolean;
-            /** @description Whether a freeze may be requested now. */
+            /** @description Capability of the card (its product and issuer), not of its current status - whether this card can be frozen at all. Whether a freeze applies now follows from `status`. */
             supports_freeze: boolean;
-            /** @description Whether an unfreeze may be requested now. */
+            /** @description Capability: whether this card can be unfrozen at all (not whether it is frozen now). */
             supports_unfreeze: boolean;
             /** Format: date-time */
             updated_at: string | null;
@@ -815,7 +876,7 @@ export interface components {
         CardProduct: {
             /** @description Whether the workspace may issue this product (equals `subscription_satisfied`). */
             available: boolean;
-            /** @description BIN prefix. */
+            /** @description BIN prefix, 6 or 8 digits (ISO/IEC 7812 issuer identification number). */
             bin: string;
             code: string;
             currency: components["schemas"]["CurrencyCode"];
@@ -828,7 +889,7 @@ export interface components {
             fees: components["schemas"]["CardProductFees"];
             /** @description Used as `card_product_id` in `POST /cards`. */
             id: number;
-            /** @description Issuing country. */
+            /** @description Issuing country, ISO 3166-1 alpha-2. */
             issuer_country: string;
             /** @description Minimum `initial_topup_amount` for `POST /cards`. */
             min_initial_topup_amount: components["schemas"]["DecimalString"];
@@ -1022,10 +1083,13 @@ export interface components {
         ConsumptionBillStatus: "authorized" | "settled" | "reversed" | "expired" | "declined" | "refunded" | "chargeback_opened" | "chargeback_resolved";
         /** @description The body of `POST /cards`. */
         CreateCardRequest: {
-            billing_address?: components["schemas"]["BillingAddress"];
+            /** @description Only for a product with `supports_custom_billing_address`; otherwise the product's `default_billing_address` is the card's AVS address and a given one is a 422. */
+            billing_address?: components["schemas"]["BillingAddressInput"];
             /** @description A card product `id` from `GET /card-products`. */
             card_product_id: number;
+            /** @description 1 to 50 characters, not only spaces. */
             cardholder_first_name: string;
+            /** @description 1 to 50 characters, not only spaces. */
             cardholder_last_name: string;
             /** @description Decimal string; must meet the product's `min_initial_topup_amount`. */
             initial_topup_amount: components["schemas"]["AmountInput"];
@@ -1067,7 +1131,7 @@ export interface components {
          * @description A namespaced error code; the HTTP status gives the class, the code the cause.
          * @enum {string}
          */
-        ErrorCode: "api.unauthenticated" | "api.workspace_inactive" | "api.ip_not_allowed" | "api.insufficient_ability" | "api.rate_limited" | "api.not_found" | "api.internal_error" | "wallet.insufficient_balance" | "card.not_found" | "order.not_found" | "card.state_conflict" | "idempotency.key_reused" | "validation.failed" | "card_product.unavailable";
+        ErrorCode: "api.unauthenticated" | "api.workspace_inactive" | "api.ip_not_allowed" | "api.insufficient_ability" | "api.rate_limited" | "api.not_found" | "api.method_not_allowed" | "api.internal_error" | "wallet.insufficient_balance" | "card.not_found" | "order.not_found" | "card.state_conflict" | "idempotency.key_reused" | "validation.failed" | "card_product.unavailable";
         /** @description The envelope of every webhook event. */
         EventEnvelope: {
             /** @description The event-specific payload. */
@@ -1094,7 +1158,7 @@ export interface components {
             account_card_uuid: string | null;
             account_code: string | null;
             /** @description Always positive; the side is given by `direction`. */
-            amount: components["schemas"]["AmountInput"];
+            amount: components["schemas"]["DecimalString"];
             /** Format: date-time */
             created_at: string;
             currency: components["schemas"]["CurrencyCode"];
@@ -1144,7 +1208,13 @@ export interface components {
          * @example 1.0957
          */
         NullableDecimalString: string | null;
-        /** @description The asynchronous result of a write. `failure_reason` is null unless the order failed. */
+        /**
+         * @description The asynchronous result of a write, as `GET /orders` and `GET /orders/{uuid}` return it. `failure_reason`
+         *     is null unless the order failed. `related_card_uuid` names the card the write acts on; for an
+         *     `issue_card` order it stays null until the order completes, because the new card's uuid is announced by
+         *     `order.completed` (the matching chain: idempotency key, then order `uuid`, then `card_uuid`), and it
+         *     stays null when the issue fails.
+         */
         Order: {
             /** Format: date-time */
             created_at: string;
@@ -1154,13 +1224,7 @@ export interface components {
             held_amount: components["schemas"]["DecimalString"];
             /**
              * Format: uuid
-             * @deprecated
-             * @description Same value as `related_card_uuid`; an older name that a 202 body may still carry. Read `related_card_uuid`.
-             */
-            related_card_id?: string | null;
-            /**
-             * Format: uuid
-             * @description The related card, if any (null for an issue order until the card exists).
+             * @description The related card; null for an `issue_card` order until it completes (and for good when it fails).
              */
             related_card_uuid: string | null;
             status: components["schemas"]["OrderStatus"];
@@ -1196,7 +1260,7 @@ export interface components {
         OrderFailedData: {
             /**
              * Format: uuid
-             * @description Null when an issue order failed before the card existed.
+             * @description Null for a failed `issue_card` order; the card acted on otherwise.
              */
             card_uuid: string | null;
             /** Format: date-time */
@@ -1273,7 +1337,12 @@ export interface components {
             notes?: string;
         };
         /**
-         * @description The status of a card transaction row.
+         * @description The status of a card transaction row. A row that opens something moves when it ends: an `authorization`
+         *     is `pending` while its hold is open, `posted` once captured and `reversed` once reversed or, for a
+         *     zero-amount probe, expired; a `chargeback_opened` row is `pending` until the chargeback is resolved, then
+         *     `posted`. Every other row is created in its final status (`capture`, `refund`, `chargeback_resolved`
+         *     `posted`; `reversal` `reversed`; `decline` `failed`). No event is pushed for the move: the capture or
+         *     reversal row's own event is the signal, and `GET /cards/{uuid}/transactions` shows the current status.
          * @enum {string}
          */
         TransactionStatus: "pending" | "posted" | "reversed" | "failed";
@@ -1305,6 +1374,8 @@ export interface components {
         /** @description No card with this uuid in the workspace. */
         CardNotFound: {
             headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -1328,6 +1399,8 @@ export interface components {
          */
         Forbidden: {
             headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -1338,6 +1411,8 @@ export interface components {
         /** @description The idempotency key was already used with a different request body (`idempotency.key_reused`). */
         IdempotencyConflict: {
             headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -1357,6 +1432,8 @@ export interface components {
         /** @description The wallet's available balance cannot cover the hold (amount plus fees). */
         InsufficientBalance: {
             headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -1365,7 +1442,7 @@ export interface components {
                  * @example {
                  *       "error": {
                  *         "code": "wallet.insufficient_balance",
-                 *         "message": "The USD wallet has 40.00 available; the hold needs 102.00.",
+                 *         "message": "The USD wallet has 40.00 available; the hold needs 110.00.",
                  *         "request_id": "req_01JD5Z8K3R"
                  *       }
                  *     }
@@ -1386,13 +1463,15 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    data: components["schemas"]["Order"];
+                    data: components["schemas"]["AcceptedOrder"];
                 };
             };
         };
         /** @description No order with this uuid in the workspace. */
         OrderNotFound: {
             headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -1433,12 +1512,42 @@ export interface components {
             };
         };
         /**
+         * @description The service failed unexpectedly (`500 api.internal_error`) or is briefly unavailable (`503`, with
+         *     `Retry-After` when it knows how long). The body is the usual error body, never a stack trace. Any 5xx,
+         *     or no answer at all, is safe to retry: send the write again **with the same `X-Idempotency-Key`** (the
+         *     key returns the order if the first attempt was accepted, and runs the write once if it was not), after a
+         *     back-off.
+         */
+        ServerError: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "api.internal_error",
+                 *         "message": "An unexpected error occurred; retry with the same idempotency key.",
+                 *         "request_id": "req_01JD5Z8K41"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
          * @description The card's state forbids the action (`card.state_conflict`: a double freeze, an unfreeze of a card that is
          *     not frozen, anything on a closed or closing card), or the idempotency key was already used with a
          *     different request body (`idempotency.key_reused`).
          */
         StateConflict: {
             headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -1449,6 +1558,8 @@ export interface components {
         /** @description The token is missing, unknown, expired or revoked. */
         Unauthenticated: {
             headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -1472,6 +1583,8 @@ export interface components {
          */
         ValidationFailed: {
             headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -1506,12 +1619,13 @@ export interface components {
         /**
          * @description Makes the write safe to retry: the same key within 24 hours returns the same order, with no double charge,
          *     even after a failure (a failed order stays failed for its key; a retry needs a new key). 1 to 255 visible
-         *     ASCII characters; a UUID v4 is recommended. Reusing a key with a different request body is a
+         *     ASCII characters; a UUID v4 is recommended. A key names one request of the workspace: reusing it within
+         *     24 hours for a different request - another endpoint, another card or another body - is a
          *     `409 idempotency.key_reused`.
          * @example 5f0c6a1e-2b7d-4e8a-9c3f-1d2e3f4a5b6c
          */
         IdempotencyKey: string;
-        /** @description The page to return, starting at 1. */
+        /** @description The page to return, from 1 to 2^53-1 (the largest integer every JSON reader keeps exact); a page past the last is empty. */
         Page: number;
         /** @description Items per page, from 1 to 100; 50 when omitted. */
         PerPage: number;
@@ -1542,7 +1656,7 @@ export interface components {
     headers: {
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
-        /** @description The per-minute request ceiling that applies to this token. */
+        /** @description The per-minute request ceiling that applies to this token (or, before a token is known, to the caller's IP). Sent on every answer, errors included. */
         "X-RateLimit-Limit": number;
         /** @description Requests left in the current minute. */
         "X-RateLimit-Remaining": number;
@@ -1564,6 +1678,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            "5XX": components["responses"]["ServerError"];
             /** @description The catalogue, annotated for the workspace. */
             200: {
                 headers: {
@@ -1580,20 +1695,51 @@ export interface operations {
                      *           "id": 1,
                      *           "code": "visa_usd_standard",
                      *           "display_name": "Visa USD Standard",
-                     *           "description": "General-purpose virtual Visa card in US dollars.",
+                     *           "description": "General-purpose virtual Visa card in USD.",
                      *           "currency": "USD",
-                     *           "bin": "485932",
+                     *           "bin": "411111",
+                     *           "issuer_country": "US",
+                     *           "supports_custom_holder_name": true,
+                     *           "supports_custom_billing_address": false,
+                     *           "default_billing_address": {
+                     *             "line1": "1 Sandbox Way",
+                     *             "line2": null,
+                     *             "city": "Wilmington",
+                     *             "state": "DE",
+                     *             "postal_code": "19801",
+                     *             "country": "US"
+                     *           },
+                     *           "fees": {
+                     *             "card_issue_fixed": "5.00",
+                     *             "topup_fixed": "1.00",
+                     *             "topup_percent": "0.0150"
+                     *           },
+                     *           "min_initial_topup_amount": "10.00",
+                     *           "min_topup_amount": "5.00",
+                     *           "required_subscription_product_code": null,
+                     *           "requires_subscription": false,
+                     *           "subscription_satisfied": true,
+                     *           "currency_match": true,
+                     *           "available": true
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "code": "mc_usd_premium",
+                     *           "display_name": "Mastercard USD Premium",
+                     *           "description": "Virtual Mastercard in USD with a custom billing address.",
+                     *           "currency": "USD",
+                     *           "bin": "555555",
                      *           "issuer_country": "US",
                      *           "supports_custom_holder_name": true,
                      *           "supports_custom_billing_address": true,
                      *           "default_billing_address": null,
                      *           "fees": {
-                     *             "card_issue_fixed": "2.00",
-                     *             "topup_fixed": "0.50",
-                     *             "topup_percent": "0.0150"
+                     *             "card_issue_fixed": "10.00",
+                     *             "topup_fixed": "0.00",
+                     *             "topup_percent": "0.0200"
                      *           },
-                     *           "min_initial_topup_amount": "10.00",
-                     *           "min_topup_amount": "5.00",
+                     *           "min_initial_topup_amount": "50.00",
+                     *           "min_topup_amount": "20.00",
                      *           "required_subscription_product_code": null,
                      *           "requires_subscription": false,
                      *           "subscription_satisfied": true,
@@ -1618,7 +1764,7 @@ export interface operations {
             query?: {
                 /** @description Only cards held by this kind of holder. */
                 cardholder_type?: components["schemas"]["CardholderType"];
-                /** @description The page to return, starting at 1. */
+                /** @description The page to return, from 1 to 2^53-1 (the largest integer every JSON reader keeps exact); a page past the last is empty. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, from 1 to 100; 50 when omitted. */
                 per_page?: components["parameters"]["PerPage"];
@@ -1639,6 +1785,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            "5XX": components["responses"]["ServerError"];
             /** @description One page of card list rows. */
             200: {
                 headers: {
@@ -1664,7 +1811,8 @@ export interface operations {
                 /**
                  * @description Makes the write safe to retry: the same key within 24 hours returns the same order, with no double charge,
                  *     even after a failure (a failed order stays failed for its key; a retry needs a new key). 1 to 255 visible
-                 *     ASCII characters; a UUID v4 is recommended. Reusing a key with a different request body is a
+                 *     ASCII characters; a UUID v4 is recommended. A key names one request of the workspace: reusing it within
+                 *     24 hours for a different request - another endpoint, another card or another body - is a
                  *     `409 idempotency.key_reused`.
                  * @example 5f0c6a1e-2b7d-4e8a-9c3f-1d2e3f4a5b6c
                  */
@@ -1677,7 +1825,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "card_product_id": 1,
+                 *       "card_product_id": 2,
                  *       "initial_topup_amount": "100.00",
                  *       "cardholder_first_name": "Ada",
                  *       "cardholder_last_name": "Lovelace",
@@ -1697,6 +1845,7 @@ export interface operations {
             };
         };
         responses: {
+            "5XX": components["responses"]["ServerError"];
             202: components["responses"]["OrderAccepted"];
             401: components["responses"]["Unauthenticated"];
             402: components["responses"]["InsufficientBalance"];
@@ -1718,6 +1867,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            "5XX": components["responses"]["ServerError"];
             /** @description The card detail. */
             200: {
                 headers: {
@@ -1746,7 +1896,8 @@ export interface operations {
                 /**
                  * @description Makes the write safe to retry: the same key within 24 hours returns the same order, with no double charge,
                  *     even after a failure (a failed order stays failed for its key; a retry needs a new key). 1 to 255 visible
-                 *     ASCII characters; a UUID v4 is recommended. Reusing a key with a different request body is a
+                 *     ASCII characters; a UUID v4 is recommended. A key names one request of the workspace: reusing it within
+                 *     24 hours for a different request - another endpoint, another card or another body - is a
                  *     `409 idempotency.key_reused`.
                  * @example 5f0c6a1e-2b7d-4e8a-9c3f-1d2e3f4a5b6c
                  */
@@ -1760,6 +1911,7 @@ export interface operations {
         };
         requestBody?: components["requestBodies"]["CardActionRequest"];
         responses: {
+            "5XX": components["responses"]["ServerError"];
             202: components["responses"]["OrderAccepted"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -1774,7 +1926,7 @@ export interface operations {
             query?: {
                 /** @description Only items at or after this ISO 8601 time. */
                 from?: components["parameters"]["From"];
-                /** @description The page to return, starting at 1. */
+                /** @description The page to return, from 1 to 2^53-1 (the largest integer every JSON reader keeps exact); a page past the last is empty. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, from 1 to 100; 50 when omitted. */
                 per_page?: components["parameters"]["PerPage"];
@@ -1790,6 +1942,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            "5XX": components["responses"]["ServerError"];
             /** @description One page of consumption bills. */
             200: {
                 headers: {
@@ -1816,7 +1969,8 @@ export interface operations {
                 /**
                  * @description Makes the write safe to retry: the same key within 24 hours returns the same order, with no double charge,
                  *     even after a failure (a failed order stays failed for its key; a retry needs a new key). 1 to 255 visible
-                 *     ASCII characters; a UUID v4 is recommended. Reusing a key with a different request body is a
+                 *     ASCII characters; a UUID v4 is recommended. A key names one request of the workspace: reusing it within
+                 *     24 hours for a different request - another endpoint, another card or another body - is a
                  *     `409 idempotency.key_reused`.
                  * @example 5f0c6a1e-2b7d-4e8a-9c3f-1d2e3f4a5b6c
                  */
@@ -1830,6 +1984,7 @@ export interface operations {
         };
         requestBody?: components["requestBodies"]["CardActionRequest"];
         responses: {
+            "5XX": components["responses"]["ServerError"];
             202: components["responses"]["OrderAccepted"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -1846,7 +2001,8 @@ export interface operations {
                 /**
                  * @description Makes the write safe to retry: the same key within 24 hours returns the same order, with no double charge,
                  *     even after a failure (a failed order stays failed for its key; a retry needs a new key). 1 to 255 visible
-                 *     ASCII characters; a UUID v4 is recommended. Reusing a key with a different request body is a
+                 *     ASCII characters; a UUID v4 is recommended. A key names one request of the workspace: reusing it within
+                 *     24 hours for a different request - another endpoint, another card or another body - is a
                  *     `409 idempotency.key_reused`.
                  * @example 5f0c6a1e-2b7d-4e8a-9c3f-1d2e3f4a5b6c
                  */
@@ -1870,6 +2026,7 @@ export interface operations {
             };
         };
         responses: {
+            "5XX": components["responses"]["ServerError"];
             202: components["responses"]["OrderAccepted"];
             401: components["responses"]["Unauthenticated"];
             402: components["responses"]["InsufficientBalance"];
@@ -1885,7 +2042,7 @@ export interface operations {
             query?: {
                 /** @description Only items at or after this ISO 8601 time. */
                 from?: components["parameters"]["From"];
-                /** @description The page to return, starting at 1. */
+                /** @description The page to return, from 1 to 2^53-1 (the largest integer every JSON reader keeps exact); a page past the last is empty. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, from 1 to 100; 50 when omitted. */
                 per_page?: components["parameters"]["PerPage"];
@@ -1905,6 +2062,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            "5XX": components["responses"]["ServerError"];
             /** @description One page of card transaction rows. */
             200: {
                 headers: {
@@ -1931,7 +2089,8 @@ export interface operations {
                 /**
                  * @description Makes the write safe to retry: the same key within 24 hours returns the same order, with no double charge,
                  *     even after a failure (a failed order stays failed for its key; a retry needs a new key). 1 to 255 visible
-                 *     ASCII characters; a UUID v4 is recommended. Reusing a key with a different request body is a
+                 *     ASCII characters; a UUID v4 is recommended. A key names one request of the workspace: reusing it within
+                 *     24 hours for a different request - another endpoint, another card or another body - is a
                  *     `409 idempotency.key_reused`.
                  * @example 5f0c6a1e-2b7d-4e8a-9c3f-1d2e3f4a5b6c
                  */
@@ -1945,6 +2104,7 @@ export interface operations {
         };
         requestBody?: components["requestBodies"]["CardActionRequest"];
         responses: {
+            "5XX": components["responses"]["ServerError"];
             202: components["responses"]["OrderAccepted"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -1957,7 +2117,7 @@ export interface operations {
     listOrders: {
         parameters: {
             query?: {
-                /** @description The page to return, starting at 1. */
+                /** @description The page to return, from 1 to 2^53-1 (the largest integer every JSON reader keeps exact); a page past the last is empty. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, from 1 to 100; 50 when omitted. */
                 per_page?: components["parameters"]["PerPage"];
@@ -1972,6 +2132,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            "5XX": components["responses"]["ServerError"];
             /** @description One page of orders. */
             200: {
                 headers: {
@@ -2002,6 +2163,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            "5XX": components["responses"]["ServerError"];
             /** @description The order. */
             200: {
                 headers: {
@@ -2032,6 +2194,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            "5XX": components["responses"]["ServerError"];
             /** @description The token is valid. */
             200: {
                 headers: {
@@ -2071,7 +2234,7 @@ export interface operations {
             query?: {
                 /** @description Only items at or after this ISO 8601 time. */
                 from?: components["parameters"]["From"];
-                /** @description The page to return, starting at 1. */
+                /** @description The page to return, from 1 to 2^53-1 (the largest integer every JSON reader keeps exact); a page past the last is empty. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, from 1 to 100; 50 when omitted. */
                 per_page?: components["parameters"]["PerPage"];
@@ -2090,6 +2253,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            "5XX": components["responses"]["ServerError"];
             /** @description One page of ledger rows. */
             200: {
                 headers: {
@@ -2117,6 +2281,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            "5XX": components["responses"]["ServerError"];
             /** @description The wallet. */
             200: {
                 headers: {
@@ -2802,7 +2967,7 @@ export interface operations {
                  *       "data": {
                  *         "order_uuid": "9b2e4c71-3a5d-4f86-b0c9-2d7e1f4a6b35",
                  *         "type": "issue_card",
-                 *         "held_amount": "102.00",
+                 *         "held_amount": "110.00",
                  *         "currency": "USD",
                  *         "card_uuid": "3f6c1a52-8d4e-4b7a-9c21-5e0f7d2b9a14",
                  *         "completed_at": "2026-11-20T10:00:03Z"
@@ -2862,12 +3027,32 @@ export interface operations {
 
 /** A token ability; each operation requires one (see `security`). */
 export type Ability = components['schemas']['Ability'];
+/**
+ * The Order in the `202` body of a write, just accepted (`status` `pending`). Its required fields are the
+ * ones every accepted order has; `related_card_uuid` (null for an `issue_card` order, whose card is named
+ * by `order.completed`), its older name `related_card_id`, and `failure_reason` (always null here) may be
+ * absent, so a client must not require them. Read the full Order with `GET /orders/{uuid}`.
+ */
+export type AcceptedOrder = components['schemas']['AcceptedOrder'];
 /** Who acted on the card. */
 export type ActionOrigin = components['schemas']['ActionOrigin'];
-/** A non-negative decimal amount in a request, for example `"100.00"`; never a JSON number. */
+/**
+ * A non-negative money amount in a request, for example `"100.00"` or `"5"`; never a JSON number. At most 2
+ * decimals: the minor unit of every card currency (USD, EUR), so an amount the card cannot carry is refused
+ * by the schema instead of being rounded.
+ */
 export type AmountInput = components['schemas']['AmountInput'];
-/** A billing address (request shape; also the AVS address of a card and a product's default address). */
+/**
+ * A billing address as the API answers it: the AVS address of a card and a product's default address. Open
+ * to fields added later (a reader ignores what it does not know); the request shape is
+ * `BillingAddressInput`.
+ */
 export type BillingAddress = components['schemas']['BillingAddress'];
+/**
+ * A billing address in a request (contract 2.4). Closed: an unknown field is refused, so that a typo such
+ * as `postcode` is a 422 instead of a silently dropped line. Lengths are the usual AVS field limits.
+ */
+export type BillingAddressInput = components['schemas']['BillingAddressInput'];
 /** A card as a list row. */
 export type Card = components['schemas']['Card'];
 /** The optional body of freeze, unfreeze and close. */
@@ -2972,7 +3157,13 @@ export type Merchant = components['schemas']['Merchant'];
 export type MerchantSummary = components['schemas']['MerchantSummary'];
 /** A decimal string as `DecimalString`, or null. */
 export type NullableDecimalString = components['schemas']['NullableDecimalString'];
-/** The asynchronous result of a write. `failure_reason` is null unless the order failed. */
+/**
+ * The asynchronous result of a write, as `GET /orders` and `GET /orders/{uuid}` return it. `failure_reason`
+ * is null unless the order failed. `related_card_uuid` names the card the write acts on; for an
+ * `issue_card` order it stays null until the order completes, because the new card's uuid is announced by
+ * `order.completed` (the matching chain: idempotency key, then order `uuid`, then `card_uuid`), and it
+ * stays null when the issue fails.
+ */
 export type Order = components['schemas']['Order'];
 /** `data` of `order.completed`. */
 export type OrderCompletedData = components['schemas']['OrderCompletedData'];
@@ -2998,7 +3189,14 @@ export type PaginationMeta = components['schemas']['PaginationMeta'];
 export type PingResult = components['schemas']['PingResult'];
 /** The body of `POST /cards/{uuid}/topup`. */
 export type TopupCardRequest = components['schemas']['TopupCardRequest'];
-/** The status of a card transaction row. */
+/**
+ * The status of a card transaction row. A row that opens something moves when it ends: an `authorization`
+ * is `pending` while its hold is open, `posted` once captured and `reversed` once reversed or, for a
+ * zero-amount probe, expired; a `chargeback_opened` row is `pending` until the chargeback is resolved, then
+ * `posted`. Every other row is created in its final status (`capture`, `refund`, `chargeback_resolved`
+ * `posted`; `reversal` `reversed`; `decline` `failed`). No event is pushed for the move: the capture or
+ * reversal row's own event is the signal, and `GET /cards/{uuid}/transactions` shows the current status.
+ */
 export type TransactionStatus = components['schemas']['TransactionStatus'];
 /** The network event a card transaction row records. A `chargeback_resolved` row pushes no webhook (the catalogue has no such event). */
 export type TransactionType = components['schemas']['TransactionType'];
@@ -3111,7 +3309,9 @@ export const ErrorCodeValues = [
   'api.rate_limited',
   /** 404 - no such route */
   'api.not_found',
-  /** 500 - unexpected failure; retry later */
+  /** 405 - the path exists but not with this method; `Allow` lists its methods */
+  'api.method_not_allowed',
+  /** 5xx - unexpected failure; retry later, a write with the same idempotency key */
   'api.internal_error',
   /** 402 - the wallet cannot cover the hold */
   'wallet.insufficient_balance',

@@ -68,8 +68,9 @@ export interface EventMap {
    *
    * A new `authorization` row: a hold is placed and the card's available balance drops. An authorization of
    * amount 0 is a card-verification probe: no funds are held and it may expire silently. Every real-money
-   * hold ends in `card.transaction.captured` or `card.transaction.reversed`. Upsert by `transaction.uuid`
-   * and never infer state from arrival order.
+   * hold ends in `card.transaction.captured` or `card.transaction.reversed`; the authorization row itself
+   * then reads `posted` or `reversed` in `GET /cards/{uuid}/transactions` (no event is pushed for that move).
+   * Upsert by `transaction.uuid` and never infer state from arrival order.
    */
   'card.transaction.authorized': CardTransactionAuthorizedEvent;
   /**
@@ -121,9 +122,10 @@ export interface EventMap {
   /**
    * An order failed
    *
-   * Any order reached `failed`. Held funds are already back in the wallet. `card_uuid` is null when an issue
-   * order failed before the card existed. Resending the same idempotency key returns this failed order; a
-   * retry needs a new key.
+   * Any order reached `failed`. Held funds are already back in the wallet. `card_uuid` is null for a failed
+   * `issue_card` order (the card never became the caller's; only `order.completed` names a new card) and
+   * the card acted on otherwise. A failed `close_card` leaves the card `pending_close` (no spend resumes).
+   * Resending the same idempotency key returns this failed order; a retry needs a new key.
    */
   'order.failed': OrderFailedEvent;
 }

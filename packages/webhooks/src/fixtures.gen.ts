@@ -296,7 +296,7 @@ export const eventFixtures = {
     "data": {
       "order_uuid": "9b2e4c71-3a5d-4f86-b0c9-2d7e1f4a6b35",
       "type": "issue_card",
-      "held_amount": "102.00",
+      "held_amount": "110.00",
       "currency": "USD",
       "card_uuid": "3f6c1a52-8d4e-4b7a-9c21-5e0f7d2b9a14",
       "completed_at": "2026-11-20T10:00:03Z"

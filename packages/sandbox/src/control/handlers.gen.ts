@@ -49,13 +49,13 @@ export interface SandboxControlHandlers<Auth extends AuthResult = AuthResult> {
   /**
    * `DELETE /sandbox/webhook-endpoints/{endpoint_id}`: Disable a webhook endpoint.
    *
-   * Ability: any valid token. Success: 200. Documented errors: 401, 404.
+   * Ability: any valid token. Success: 200. Documented errors: 401, 404, 422.
    */
   disableWebhookEndpoint: OperationHandler<operations['disableWebhookEndpoint'], 200, Auth>;
   /**
    * `POST /sandbox/webhook-endpoints/{endpoint_id}/enable`: Re-enable a webhook endpoint.
    *
-   * Ability: any valid token. Success: 200. Documented errors: 401, 404.
+   * Ability: any valid token. Success: 200. Documented errors: 401, 404, 422.
    */
   enableWebhookEndpoint: OperationHandler<operations['enableWebhookEndpoint'], 200, Auth>;
   /**
@@ -67,7 +67,7 @@ export interface SandboxControlHandlers<Auth extends AuthResult = AuthResult> {
   /**
    * `POST /sandbox/cards/{uuid}/finish-close`: Run close stage 2 now.
    *
-   * Ability: any valid token. Success: 200. Documented errors: 401, 404, 409.
+   * Ability: any valid token. Success: 200. Documented errors: 401, 404, 409, 422.
    */
   finishClose: OperationHandler<operations['finishClose'], 200, Auth>;
   /**
@@ -91,7 +91,7 @@ export interface SandboxControlHandlers<Auth extends AuthResult = AuthResult> {
   /**
    * `GET /sandbox/webhook-deliveries`: List webhook deliveries.
    *
-   * Ability: any valid token. Success: 200. Documented errors: 401.
+   * Ability: any valid token. Success: 200. Documented errors: 401, 422.
    */
   listWebhookDeliveries: OperationHandler<operations['listWebhookDeliveries'], 200, Auth>;
   /**
@@ -103,7 +103,7 @@ export interface SandboxControlHandlers<Auth extends AuthResult = AuthResult> {
   /**
    * `POST /sandbox/webhook-deliveries/{delivery_id}/redeliver`: Resend a delivery now.
    *
-   * Ability: any valid token. Success: 200. Documented errors: 401, 404, 409.
+   * Ability: any valid token. Success: 200. Documented errors: 401, 404, 409, 422.
    */
   redeliverWebhook: OperationHandler<operations['redeliverWebhook'], 200, Auth>;
   /**
@@ -115,7 +115,7 @@ export interface SandboxControlHandlers<Auth extends AuthResult = AuthResult> {
   /**
    * `DELETE /sandbox/tokens/{token_id}`: Revoke a token.
    *
-   * Ability: any valid token. Success: 200. Documented errors: 401, 404.
+   * Ability: any valid token. Success: 200. Documented errors: 401, 404, 422.
    */
   revokeToken: OperationHandler<operations['revokeToken'], 200, Auth>;
   /**
@@ -169,7 +169,7 @@ export interface SandboxControlHandlers<Auth extends AuthResult = AuthResult> {
   /**
    * `POST /sandbox/purchases/{supplier_txn_id}/reversal`: Simulate a reversal.
    *
-   * Ability: any valid token. Success: 201. Documented errors: 401, 404, 409.
+   * Ability: any valid token. Success: 201. Documented errors: 401, 404, 409, 422.
    */
   simulateReversal: OperationHandler<operations['simulateReversal'], 201, Auth>;
   /**

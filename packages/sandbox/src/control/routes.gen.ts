@@ -10,7 +10,7 @@ export const componentSchemas: JsonSchema = {
       type: 'string',
       enum: ['cards.read', 'cards.write', 'orders.read', 'wallet.read', 'transactions.read'],
     },
-    AmountInput: { type: 'string', pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,8})?$', maxLength: 32 },
+    AmountInput: { type: 'string', pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,2})?$', maxLength: 32 },
     AuthorizationRequest: {
       type: 'object',
       additionalProperties: false,
@@ -20,19 +20,18 @@ export const componentSchemas: JsonSchema = {
         merchant_currency: { $ref: 'sandbox-control.json#/$defs/CurrencyCode' },
         merchant_amount: { $ref: 'sandbox-control.json#/$defs/AmountInput' },
         merchant: { $ref: 'sandbox-control.json#/$defs/MerchantInput' },
-        supplier_txn_id: { type: 'string', minLength: 1, maxLength: 128 },
+        supplier_txn_id: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7E]+$' },
       },
     },
     BillingAddress: {
       type: 'object',
-      additionalProperties: false,
       required: ['line1', 'city', 'postal_code', 'country'],
       properties: {
-        line1: { type: 'string', minLength: 1, maxLength: 200 },
-        line2: { type: ['string', 'null'], maxLength: 200 },
-        city: { type: 'string', minLength: 1, maxLength: 100 },
-        state: { type: ['string', 'null'], maxLength: 100 },
-        postal_code: { type: 'string', minLength: 1, maxLength: 20 },
+        line1: { type: 'string' },
+        line2: { type: ['string', 'null'] },
+        city: { type: 'string' },
+        state: { type: ['string', 'null'] },
+        postal_code: { type: 'string' },
         country: { type: 'string', pattern: '^[A-Z]{2}$' },
       },
     },
@@ -206,7 +205,7 @@ export const componentSchemas: JsonSchema = {
         name: { type: 'string', minLength: 1, maxLength: 100 },
         slug: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,47}$' },
         base_currency: { $ref: 'sandbox-control.json#/$defs/CurrencyCode' },
-        initial_deposit: { $ref: 'sandbox-control.json#/$defs/AmountInput' },
+        initial_deposit: { $ref: 'sandbox-control.json#/$defs/PositiveAmountInput' },
       },
     },
     CreatedToken: {
@@ -266,7 +265,7 @@ export const componentSchemas: JsonSchema = {
         merchant_currency: { $ref: 'sandbox-control.json#/$defs/CurrencyCode' },
         reason: { $ref: 'sandbox-control.json#/$defs/DeclineReason' },
         merchant: { $ref: 'sandbox-control.json#/$defs/MerchantInput' },
-        supplier_txn_id: { type: 'string', minLength: 1, maxLength: 128 },
+        supplier_txn_id: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7E]+$' },
       },
     },
     DeliveryStatus: { type: 'string', enum: ['pending', 'sending', 'succeeded', 'failed', 'cancelled'] },
@@ -275,7 +274,7 @@ export const componentSchemas: JsonSchema = {
       additionalProperties: false,
       required: ['amount'],
       properties: {
-        amount: { $ref: 'sandbox-control.json#/$defs/AmountInput' },
+        amount: { $ref: 'sandbox-control.json#/$defs/PositiveAmountInput' },
         currency: { $ref: 'sandbox-control.json#/$defs/CurrencyCode' },
         fee: { $ref: 'sandbox-control.json#/$defs/AmountInput' },
         description: { type: 'string', maxLength: 255 },
@@ -309,6 +308,7 @@ export const componentSchemas: JsonSchema = {
         'api.insufficient_ability',
         'api.rate_limited',
         'api.not_found',
+        'api.method_not_allowed',
         'api.internal_error',
         'wallet.insufficient_balance',
         'card.not_found',
@@ -369,9 +369,14 @@ export const componentSchemas: JsonSchema = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        amount: { $ref: 'sandbox-control.json#/$defs/AmountInput' },
-        merchant_amount: { $ref: 'sandbox-control.json#/$defs/AmountInput' },
+        amount: { $ref: 'sandbox-control.json#/$defs/PositiveAmountInput' },
+        merchant_amount: { $ref: 'sandbox-control.json#/$defs/PositiveAmountInput' },
       },
+    },
+    PositiveAmountInput: {
+      type: 'string',
+      pattern: '^(0\\.(0[1-9]|[1-9][0-9]?)|[1-9][0-9]*(\\.[0-9]{1,2})?)$',
+      maxLength: 32,
     },
     PublicKey: {
       type: 'object',
@@ -562,7 +567,7 @@ export const routes: readonly RouteDefinition[] = [
         additionalProperties: false,
         required: ['amount'],
         properties: {
-          amount: { $ref: 'sandbox-control.json#/$defs/AmountInput' },
+          amount: { $ref: 'sandbox-control.json#/$defs/PositiveAmountInput' },
           description: { type: 'string', maxLength: 255 },
         },
       },
@@ -711,6 +716,7 @@ export const routes: readonly RouteDefinition[] = [
         },
         401: { $ref: 'sandbox-control.json#/$defs/Error' },
         404: { $ref: 'sandbox-control.json#/$defs/Error' },
+        422: { $ref: 'sandbox-control.json#/$defs/Error' },
       },
     },
   },
@@ -739,6 +745,7 @@ export const routes: readonly RouteDefinition[] = [
         },
         401: { $ref: 'sandbox-control.json#/$defs/Error' },
         404: { $ref: 'sandbox-control.json#/$defs/Error' },
+        422: { $ref: 'sandbox-control.json#/$defs/Error' },
       },
     },
   },
@@ -806,6 +813,7 @@ export const routes: readonly RouteDefinition[] = [
         401: { $ref: 'sandbox-control.json#/$defs/Error' },
         404: { $ref: 'sandbox-control.json#/$defs/Error' },
         409: { $ref: 'sandbox-control.json#/$defs/Error' },
+        422: { $ref: 'sandbox-control.json#/$defs/Error' },
       },
     },
   },
@@ -902,6 +910,7 @@ export const routes: readonly RouteDefinition[] = [
           },
         },
         401: { $ref: 'sandbox-control.json#/$defs/Error' },
+        422: { $ref: 'sandbox-control.json#/$defs/Error' },
       },
     },
   },
@@ -955,6 +964,7 @@ export const routes: readonly RouteDefinition[] = [
         401: { $ref: 'sandbox-control.json#/$defs/Error' },
         404: { $ref: 'sandbox-control.json#/$defs/Error' },
         409: { $ref: 'sandbox-control.json#/$defs/Error' },
+        422: { $ref: 'sandbox-control.json#/$defs/Error' },
       },
     },
   },
@@ -1007,6 +1017,7 @@ export const routes: readonly RouteDefinition[] = [
         },
         401: { $ref: 'sandbox-control.json#/$defs/Error' },
         404: { $ref: 'sandbox-control.json#/$defs/Error' },
+        422: { $ref: 'sandbox-control.json#/$defs/Error' },
       },
     },
   },
@@ -1115,7 +1126,9 @@ export const routes: readonly RouteDefinition[] = [
     schema: {
       params: {
         type: 'object',
-        properties: { supplier_txn_id: { type: 'string', minLength: 1, maxLength: 128 } },
+        properties: {
+          supplier_txn_id: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7E]+$' },
+        },
         required: ['supplier_txn_id'],
       },
       body: { $ref: 'sandbox-control.json#/$defs/PartialAmountRequest' },
@@ -1142,7 +1155,9 @@ export const routes: readonly RouteDefinition[] = [
     schema: {
       params: {
         type: 'object',
-        properties: { supplier_txn_id: { type: 'string', minLength: 1, maxLength: 128 } },
+        properties: {
+          supplier_txn_id: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7E]+$' },
+        },
         required: ['supplier_txn_id'],
       },
       body: { $ref: 'sandbox-control.json#/$defs/PartialAmountRequest' },
@@ -1169,7 +1184,9 @@ export const routes: readonly RouteDefinition[] = [
     schema: {
       params: {
         type: 'object',
-        properties: { supplier_txn_id: { type: 'string', minLength: 1, maxLength: 128 } },
+        properties: {
+          supplier_txn_id: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7E]+$' },
+        },
         required: ['supplier_txn_id'],
       },
       body: {
@@ -1228,7 +1245,9 @@ export const routes: readonly RouteDefinition[] = [
     schema: {
       params: {
         type: 'object',
-        properties: { supplier_txn_id: { type: 'string', minLength: 1, maxLength: 128 } },
+        properties: {
+          supplier_txn_id: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7E]+$' },
+        },
         required: ['supplier_txn_id'],
       },
       body: { $ref: 'sandbox-control.json#/$defs/PartialAmountRequest' },
@@ -1255,7 +1274,9 @@ export const routes: readonly RouteDefinition[] = [
     schema: {
       params: {
         type: 'object',
-        properties: { supplier_txn_id: { type: 'string', minLength: 1, maxLength: 128 } },
+        properties: {
+          supplier_txn_id: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7E]+$' },
+        },
         required: ['supplier_txn_id'],
       },
       response: {
@@ -1263,6 +1284,7 @@ export const routes: readonly RouteDefinition[] = [
         401: { $ref: 'sandbox-control.json#/$defs/Error' },
         404: { $ref: 'sandbox-control.json#/$defs/Error' },
         409: { $ref: 'sandbox-control.json#/$defs/Error' },
+        422: { $ref: 'sandbox-control.json#/$defs/Error' },
       },
     },
   },

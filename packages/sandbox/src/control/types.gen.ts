@@ -223,7 +223,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The purchase, as `supplier_txn_id` of its authorization row. */
+                /** @description The purchase, as `supplier_txn_id` of its authorization row (1 to 64 visible ASCII characters). */
                 supplier_txn_id: components["parameters"]["SupplierTxnId"];
             };
             cookie?: never;
@@ -246,7 +246,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The purchase, as `supplier_txn_id` of its authorization row. */
+                /** @description The purchase, as `supplier_txn_id` of its authorization row (1 to 64 visible ASCII characters). */
                 supplier_txn_id: components["parameters"]["SupplierTxnId"];
             };
             cookie?: never;
@@ -269,7 +269,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The purchase, as `supplier_txn_id` of its authorization row. */
+                /** @description The purchase, as `supplier_txn_id` of its authorization row (1 to 64 visible ASCII characters). */
                 supplier_txn_id: components["parameters"]["SupplierTxnId"];
             };
             cookie?: never;
@@ -292,7 +292,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The purchase, as `supplier_txn_id` of its authorization row. */
+                /** @description The purchase, as `supplier_txn_id` of its authorization row (1 to 64 visible ASCII characters). */
                 supplier_txn_id: components["parameters"]["SupplierTxnId"];
             };
             cookie?: never;
@@ -315,7 +315,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The purchase, as `supplier_txn_id` of its authorization row. */
+                /** @description The purchase, as `supplier_txn_id` of its authorization row (1 to 64 visible ASCII characters). */
                 supplier_txn_id: components["parameters"]["SupplierTxnId"];
             };
             cookie?: never;
@@ -533,7 +533,9 @@ export interface components {
          */
         Ability: "cards.read" | "cards.write" | "orders.read" | "wallet.read" | "transactions.read";
         /**
-         * @description A non-negative decimal amount in a request, for example `"100.00"`; never a JSON number.
+         * @description A non-negative money amount in a request, for example `"100.00"` or `"5"`; never a JSON number. At most 2
+         *     decimals: the minor unit of every card currency (USD, EUR), so an amount the card cannot carry is refused
+         *     by the schema instead of being rounded.
          * @example 100.00
          */
         AmountInput: string;
@@ -545,13 +547,17 @@ export interface components {
             merchant_amount?: components["schemas"]["AmountInput"];
             /** @description Default the card's currency; another one makes a foreign-currency purchase. */
             merchant_currency?: components["schemas"]["CurrencyCode"];
-            /** @description The purchase's grouping key (D23); default a fresh `sbx_txn_...`. */
+            /** @description The purchase's grouping key (D23), 1 to 64 visible ASCII characters, unique in the workspace; default a fresh `sbx_txn_...`. */
             supplier_txn_id?: string;
         };
-        /** @description A billing address (request shape; also the AVS address of a card and a product's default address). */
+        /**
+         * @description A billing address as the API answers it: the AVS address of a card and a product's default address. Open
+         *     to fields added later (a reader ignores what it does not know); the request shape is
+         *     `BillingAddressInput`.
+         */
         BillingAddress: {
             city: string;
-            /** @description 2-letter ISO 3166-1 country code. */
+            /** @description 2-letter ISO 3166-1 alpha-2 country code. */
             country: string;
             line1: string;
             line2?: string | null;
@@ -595,11 +601,11 @@ export interface components {
             lifetime_refund_amount: components["schemas"]["DecimalString"];
             lifetime_spend_amount: components["schemas"]["DecimalString"];
             lifetime_topup_amount: components["schemas"]["DecimalString"];
-            /** @description Whether the supplier reports this card's balance. */
+            /** @description Capability: whether the supplier reports this card's balance. */
             supports_balance_query: boolean;
-            /** @description Whether a freeze may be requested now. */
+            /** @description Capability of the card (its product and issuer), not of its current status - whether this card can be frozen at all. Whether a freeze applies now follows from `status`. */
             supports_freeze: boolean;
-            /** @description Whether an unfreeze may be requested now. */
+            /** @description Capability: whether this card can be unfrozen at all (not whether it is frozen now). */
             supports_unfreeze: boolean;
             /** Format: date-time */
             updated_at: string | null;
@@ -693,7 +699,7 @@ export interface components {
         };
         CreateWorkspaceRequest: {
             base_currency?: components["schemas"]["CurrencyCode"];
-            initial_deposit?: components["schemas"]["AmountInput"];
+            initial_deposit?: components["schemas"]["PositiveAmountInput"];
             name: string;
             slug?: string;
         };
@@ -722,7 +728,7 @@ export interface components {
         /** @enum {string} */
         DeliveryStatus: "pending" | "sending" | "succeeded" | "failed" | "cancelled";
         DepositRequest: {
-            amount: components["schemas"]["AmountInput"];
+            amount: components["schemas"]["PositiveAmountInput"];
             /** @description Default the workspace's base currency. */
             currency?: components["schemas"]["CurrencyCode"];
             description?: string;
@@ -747,7 +753,7 @@ export interface components {
          * @description A namespaced error code; the HTTP status gives the class, the code the cause.
          * @enum {string}
          */
-        ErrorCode: "api.unauthenticated" | "api.workspace_inactive" | "api.ip_not_allowed" | "api.insufficient_ability" | "api.rate_limited" | "api.not_found" | "api.internal_error" | "wallet.insufficient_balance" | "card.not_found" | "order.not_found" | "card.state_conflict" | "idempotency.key_reused" | "validation.failed" | "card_product.unavailable";
+        ErrorCode: "api.unauthenticated" | "api.workspace_inactive" | "api.ip_not_allowed" | "api.insufficient_ability" | "api.rate_limited" | "api.not_found" | "api.method_not_allowed" | "api.internal_error" | "wallet.insufficient_balance" | "card.not_found" | "order.not_found" | "card.state_conflict" | "idempotency.key_reused" | "validation.failed" | "card_product.unavailable";
         /** @description The merchant of a card transaction. */
         Merchant: components["schemas"]["MerchantSummary"] & {
             /** @description Stable id of the canonical merchant, when known. */
@@ -783,10 +789,15 @@ export interface components {
          */
         OrderFailureReason: "supplier5xx" | "timeout" | "network" | "signature" | "business4xx" | "not_found" | "preempted_by_risk" | "admin_refund_close" | "async_issue_failed";
         PartialAmountRequest: {
-            /** @description Default everything that remains. */
-            amount?: components["schemas"]["AmountInput"];
-            merchant_amount?: components["schemas"]["AmountInput"];
+            /** @description Default everything that remains; at most that. */
+            amount?: components["schemas"]["PositiveAmountInput"];
+            merchant_amount?: components["schemas"]["PositiveAmountInput"];
         };
+        /**
+         * @description A money amount greater than zero with at most 2 decimals (D28), for example `"25.00"`; `"0"` and `"0.00"` are refused.
+         * @example 25.00
+         */
+        PositiveAmountInput: string;
         PublicKey: {
             /** Format: date-time */
             created_at: string;
@@ -801,7 +812,12 @@ export interface components {
             };
         };
         /**
-         * @description The status of a card transaction row.
+         * @description The status of a card transaction row. A row that opens something moves when it ends: an `authorization`
+         *     is `pending` while its hold is open, `posted` once captured and `reversed` once reversed or, for a
+         *     zero-amount probe, expired; a `chargeback_opened` row is `pending` until the chargeback is resolved, then
+         *     `posted`. Every other row is created in its final status (`capture`, `refund`, `chargeback_resolved`
+         *     `posted`; `reversal` `reversed`; `decline` `failed`). No event is pushed for the move: the capture or
+         *     reversal row's own event is the signal, and `GET /cards/{uuid}/transactions` shows the current status.
          * @enum {string}
          */
         TransactionStatus: "pending" | "posted" | "reversed" | "failed";
@@ -904,7 +920,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request is invalid (`validation.failed`, with field errors). */
+        /** @description The request is invalid (`validation.failed`, with field errors), in its body or in a path or query parameter (for example a non-numeric id). */
         ValidationFailed: {
             headers: {
                 [name: string]: unknown;
@@ -917,7 +933,7 @@ export interface components {
     parameters: {
         /** @description The card's uuid. */
         CardUuid: string;
-        /** @description The purchase, as `supplier_txn_id` of its authorization row. */
+        /** @description The purchase, as `supplier_txn_id` of its authorization row (1 to 64 visible ASCII characters). */
         SupplierTxnId: string;
     };
     requestBodies: never;
@@ -938,6 +954,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "23.01",
+                 *       "merchant_currency": "EUR",
+                 *       "merchant_amount": "21.00",
+                 *       "merchant": {
+                 *         "raw_name": "BOOKSHOP BERLIN",
+                 *         "mcc": "5942",
+                 *         "country": "DE"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["AuthorizationRequest"];
             };
         };
@@ -969,6 +997,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "merchant_amount": "5000.00",
+                 *       "reason": "insufficient_funds",
+                 *       "merchant": {
+                 *         "raw_name": "LUXURY WATCHES LTD",
+                 *         "mcc": "5944",
+                 *         "country": "GB"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeclineRequest"];
             };
         };
@@ -1012,6 +1051,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["StateConflict"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     riskFreezeCard: {
@@ -1026,6 +1066,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "origin": "platform_risk",
+                 *       "reason": "Card testing pattern detected"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     origin: "platform_risk" | "issuer";
@@ -1061,8 +1107,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "15.00",
+                 *       "description": "Confirmed fraud ruling"
+                 *     }
+                 */
                 "application/json": {
-                    amount: components["schemas"]["AmountInput"];
+                    amount: components["schemas"]["PositiveAmountInput"];
                     description?: string;
                 };
             };
@@ -1121,6 +1173,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "seconds": 60
+                 *     }
+                 */
                 "application/json": {
                     seconds: number;
                 };
@@ -1149,6 +1206,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "1000.00",
+                 *       "fee": "2.50",
+                 *       "description": "USDT top-up of the wallet"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DepositRequest"];
             };
         };
@@ -1177,6 +1241,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "failure_reason": "business4xx"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     card_uuid?: string;
@@ -1286,13 +1355,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The purchase, as `supplier_txn_id` of its authorization row. */
+                /** @description The purchase, as `supplier_txn_id` of its authorization row (1 to 64 visible ASCII characters). */
                 supplier_txn_id: components["parameters"]["SupplierTxnId"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "20.00"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PartialAmountRequest"];
             };
         };
@@ -1317,13 +1391,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The purchase, as `supplier_txn_id` of its authorization row. */
+                /** @description The purchase, as `supplier_txn_id` of its authorization row (1 to 64 visible ASCII characters). */
                 supplier_txn_id: components["parameters"]["SupplierTxnId"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "10.00"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PartialAmountRequest"];
             };
         };
@@ -1348,13 +1427,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The purchase, as `supplier_txn_id` of its authorization row. */
+                /** @description The purchase, as `supplier_txn_id` of its authorization row (1 to 64 visible ASCII characters). */
                 supplier_txn_id: components["parameters"]["SupplierTxnId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "outcome": "cardholder"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     outcome: "cardholder" | "merchant";
@@ -1382,13 +1466,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The purchase, as `supplier_txn_id` of its authorization row. */
+                /** @description The purchase, as `supplier_txn_id` of its authorization row (1 to 64 visible ASCII characters). */
                 supplier_txn_id: components["parameters"]["SupplierTxnId"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "5.00"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PartialAmountRequest"];
             };
         };
@@ -1413,7 +1502,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The purchase, as `supplier_txn_id` of its authorization row. */
+                /** @description The purchase, as `supplier_txn_id` of its authorization row (1 to 64 visible ASCII characters). */
                 supplier_txn_id: components["parameters"]["SupplierTxnId"];
             };
             cookie?: never;
@@ -1432,6 +1521,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["StateConflict"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     createToken: {
@@ -1443,6 +1533,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Read-only reporting",
+                 *       "abilities": [
+                 *         "cards.read",
+                 *         "orders.read",
+                 *         "wallet.read",
+                 *         "transactions.read"
+                 *       ],
+                 *       "ip_allowlist": [
+                 *         "127.0.0.1/32"
+                 *       ],
+                 *       "rate_limit_per_minute": 120
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateTokenRequest"];
             };
         };
@@ -1490,6 +1595,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     listWebhookDeliveries: {
@@ -1519,6 +1625,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     redeliverWebhook: {
@@ -1546,6 +1653,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["StateConflict"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     listWebhookEndpoints: {
@@ -1580,6 +1688,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "http://127.0.0.1:8080/webhooks/card-api",
+                 *       "events": [
+                 *         "order.*",
+                 *         "card.*"
+                 *       ],
+                 *       "description": "Local receiver"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
             };
         };
@@ -1623,6 +1741,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     enableWebhookEndpoint: {
@@ -1649,6 +1768,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     getWorkspace: {
@@ -1683,6 +1803,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "active"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     status: "active" | "frozen" | "deleted";
@@ -1714,6 +1839,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Acme Payments EU",
+                 *       "base_currency": "EUR",
+                 *       "initial_deposit": "500.00"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWorkspaceRequest"];
             };
         };
@@ -1737,10 +1869,18 @@ export interface operations {
 
 /** A token ability; each operation requires one (see `security`). */
 export type Ability = components['schemas']['Ability'];
-/** A non-negative decimal amount in a request, for example `"100.00"`; never a JSON number. */
+/**
+ * A non-negative money amount in a request, for example `"100.00"` or `"5"`; never a JSON number. At most 2
+ * decimals: the minor unit of every card currency (USD, EUR), so an amount the card cannot carry is refused
+ * by the schema instead of being rounded.
+ */
 export type AmountInput = components['schemas']['AmountInput'];
 export type AuthorizationRequest = components['schemas']['AuthorizationRequest'];
-/** A billing address (request shape; also the AVS address of a card and a product's default address). */
+/**
+ * A billing address as the API answers it: the AVS address of a card and a product's default address. Open
+ * to fields added later (a reader ignores what it does not know); the request shape is
+ * `BillingAddressInput`.
+ */
 export type BillingAddress = components['schemas']['BillingAddress'];
 /** A card as a list row. */
 export type Card = components['schemas']['Card'];
@@ -1788,9 +1928,18 @@ export type NullableDecimalString = components['schemas']['NullableDecimalString
 /** Why an order failed. `supplier5xx` and `business4xx` are spelled without an underscore before the digits. */
 export type OrderFailureReason = components['schemas']['OrderFailureReason'];
 export type PartialAmountRequest = components['schemas']['PartialAmountRequest'];
+/** A money amount greater than zero with at most 2 decimals (D28), for example `"25.00"`; `"0"` and `"0.00"` are refused. */
+export type PositiveAmountInput = components['schemas']['PositiveAmountInput'];
 export type PublicKey = components['schemas']['PublicKey'];
 export type TransactionResponse = components['schemas']['TransactionResponse'];
-/** The status of a card transaction row. */
+/**
+ * The status of a card transaction row. A row that opens something moves when it ends: an `authorization`
+ * is `pending` while its hold is open, `posted` once captured and `reversed` once reversed or, for a
+ * zero-amount probe, expired; a `chargeback_opened` row is `pending` until the chargeback is resolved, then
+ * `posted`. Every other row is created in its final status (`capture`, `refund`, `chargeback_resolved`
+ * `posted`; `reversal` `reversed`; `decline` `failed`). No event is pushed for the move: the capture or
+ * reversal row's own event is the signal, and `GET /cards/{uuid}/transactions` shows the current status.
+ */
 export type TransactionStatus = components['schemas']['TransactionStatus'];
 /** The network event a card transaction row records. A `chargeback_resolved` row pushes no webhook (the catalogue has no such event). */
 export type TransactionType = components['schemas']['TransactionType'];
@@ -1878,7 +2027,9 @@ export const ErrorCodeValues = [
   'api.rate_limited',
   /** 404 - no such route */
   'api.not_found',
-  /** 500 - unexpected failure; retry later */
+  /** 405 - the path exists but not with this method; `Allow` lists its methods */
+  'api.method_not_allowed',
+  /** 5xx - unexpected failure; retry later, a write with the same idempotency key */
   'api.internal_error',
   /** 402 - the wallet cannot cover the hold */
   'wallet.insufficient_balance',
