@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Sandbox } from './sandbox.js';
-import { catchError, issueActiveCard, issueBody, setup } from './test-support.js';
+import { catchError, issueActiveCard, issueBody, newestCard, setup } from './test-support.js';
 import type { LedgerRow } from './types.js';
 
 /** All ledger rows of the workspace, oldest first. */
@@ -43,21 +43,22 @@ describe('issue', () => {
       uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
       type: 'issue_card',
       status: 'pending',
-      related_card_uuid: expect.any(String),
-      related_card_id: order.related_card_uuid,
+      // D29: the 202 of an issue does not name the card; order.completed does.
+      related_card_uuid: null,
+      related_card_id: null,
       held_amount: '105.00',
       currency: 'USD',
       created_at: '2026-03-01T12:00:00.000Z',
       failure_reason: null,
     });
     expect(usd(sandbox, ws)).toMatchObject({ balance: '10000.00', held_balance: '105.00', available: '9895.00' });
-    const cardUuid = order.related_card_uuid!;
+    const cardUuid = newestCard(sandbox, ws);
     expect(sandbox.cards.get(ws, cardUuid)).toMatchObject({ status: 'pending_issue', card_balance: '0.00', issued_at: null });
 
     sandbox.advance(50);
-    expect(sandbox.orders.get(ws, order.uuid).status).toBe('processing');
+    expect(sandbox.orders.get(ws, order.uuid)).toMatchObject({ status: 'processing', related_card_uuid: null });
     sandbox.advance(50);
-    expect(sandbox.orders.get(ws, order.uuid)).toMatchObject({ status: 'completed', failure_reason: null });
+    expect(sandbox.orders.get(ws, order.uuid)).toMatchObject({ status: 'completed', failure_reason: null, related_card_uuid: cardUuid });
 
     expect(usd(sandbox, ws)).toMatchObject({ balance: '9895.00', held_balance: '0.00', available: '9895.00' });
     const card = sandbox.cards.get(ws, cardUuid);
@@ -73,7 +74,8 @@ describe('issue', () => {
       workspace_id: ws,
       pan_bin: '411111',
       supports_freeze: true,
-      supports_unfreeze: false,
+      supports_unfreeze: true,
+      supports_balance_query: true,
     });
     expect(card.masked_pan).toBe(`411111******${card.pan_last4}`);
     expect(movements(sandbox, ws)).toEqual([
@@ -108,7 +110,8 @@ describe('issue', () => {
     const order = sandbox.cards.create(ws, issueBody());
     sandbox.advance(100);
     expect(sandbox.orders.get(ws, order.uuid)).toMatchObject({ status: 'failed', failure_reason: 'async_issue_failed' });
-    expect(sandbox.cards.get(ws, order.related_card_uuid!)).toMatchObject({ status: 'issue_failed', card_balance: '0.00' });
+    expect(sandbox.orders.get(ws, order.uuid).related_card_uuid).toBeNull();
+    expect(sandbox.cards.get(ws, newestCard(sandbox, ws))).toMatchObject({ status: 'issue_failed', card_balance: '0.00' });
     expect(usd(sandbox, ws)).toMatchObject({ balance: '10000.00', held_balance: '0.00', available: '10000.00' });
     expect(movements(sandbox, ws)).toEqual([
       'card_issue_held debit wallet.available 105.00',
@@ -116,7 +119,8 @@ describe('issue', () => {
       'held_release debit wallet.held 105.00',
       'held_release credit wallet.available 105.00',
     ]);
-    expect(sandbox.events.since(0)[0]?.data).toEqual({ order_uuid: order.uuid, type: 'issue_card', card_uuid: order.related_card_uuid, failure_reason: 'async_issue_failed', failed_at: '2026-03-01T12:00:00.100Z' });
+    // D29: order.failed of an issue order never names the card.
+    expect(sandbox.events.since(0)[0]?.data).toEqual({ order_uuid: order.uuid, type: 'issue_card', card_uuid: null, failure_reason: 'async_issue_failed', failed_at: '2026-03-01T12:00:00.100Z' });
     expect(seen).toEqual(['order.failed']);
     // The queued failure was consumed: the next issue succeeds.
     const next = sandbox.cards.create(ws, issueBody());
@@ -142,8 +146,12 @@ describe('issue', () => {
   it.each([
     ['below the product minimum', { initial_topup_amount: '9.99' }, { initial_topup_amount: ['must be at least 10.00 USD for this product'] }],
     ['unknown product', { card_product_id: 99 }, { card_product_id: ['no card product 99'] }],
-    ['amount not a decimal string', { initial_topup_amount: '1e3' }, { initial_topup_amount: ['must be a non-negative decimal string such as "100.00"'] }],
-    ['amount with sub-cent value', { initial_topup_amount: '10.005' }, { initial_topup_amount: ['must not have more than 2 decimal places of value'] }],
+    ['amount not a decimal string', { initial_topup_amount: '1e3' }, { initial_topup_amount: ['must be a non-negative decimal string with at most 2 decimals, such as "100.00"'] }],
+    // D28: at most 2 decimals, as the spec's AmountInput; trailing zeros beyond the cent are refused too.
+    ['amount with sub-cent value', { initial_topup_amount: '10.005' }, { initial_topup_amount: ['must be a non-negative decimal string with at most 2 decimals, such as "100.00"'] }],
+    ['amount with 4 decimals', { initial_topup_amount: '10.5000' }, { initial_topup_amount: ['must be a non-negative decimal string with at most 2 decimals, such as "100.00"'] }],
+    // D35: 50 characters per name, as the spec.
+    ['a name over 50 characters', { cardholder_first_name: 'A'.repeat(51) }, { cardholder_first_name: ['must be at most 50 characters'] }],
     ['missing names', { cardholder_first_name: '', cardholder_last_name: undefined }, { cardholder_first_name: ['must not be empty'], cardholder_last_name: ['is required'] }],
     [
       'custom billing address on a product without it, with a bad country',
@@ -218,7 +226,8 @@ describe('freeze and unfreeze', () => {
     expect(freeze).toMatchObject({ type: 'freeze', status: 'pending', held_amount: '0.00', currency: 'USD' });
     expect(sandbox.cards.get(ws, card).status).toBe('active');
     sandbox.advance(100);
-    expect(sandbox.cards.get(ws, card)).toMatchObject({ status: 'frozen', supports_freeze: false, supports_unfreeze: true });
+    // D31: capabilities of the card, not of its status.
+    expect(sandbox.cards.get(ws, card)).toMatchObject({ status: 'frozen', supports_freeze: true, supports_unfreeze: true, supports_balance_query: true });
     sandbox.cards.unfreeze(ws, card, null);
     sandbox.advance(100);
     expect(sandbox.cards.get(ws, card).status).toBe('active');
@@ -240,7 +249,10 @@ describe('409 card.state_conflict matrix', () => {
   type Action = 'topup' | 'freeze' | 'unfreeze' | 'close';
   /** Brings a fresh card into the named situation. */
   const situations: Record<string, (s: Sandbox, ws: number) => string> = {
-    pending_issue: (s, ws) => s.cards.create(ws, issueBody()).related_card_uuid!,
+    pending_issue: (s, ws) => {
+      s.cards.create(ws, issueBody());
+      return newestCard(s, ws);
+    },
     active: (s, ws) => issueActiveCard(s, ws),
     'active, freeze pending': (s, ws) => {
       const c = issueActiveCard(s, ws);
@@ -278,9 +290,9 @@ describe('409 card.state_conflict matrix', () => {
     },
     issue_failed: (s, ws) => {
       s.admin.failNextOrder('next-issue', 'business4xx');
-      const c = s.cards.create(ws, issueBody()).related_card_uuid!;
+      s.cards.create(ws, issueBody());
       s.advance(100);
-      return c;
+      return newestCard(s, ws);
     },
   };
   const expected: Record<string, Record<Action, 'ok' | 409>> = {
@@ -318,7 +330,7 @@ describe('two-stage close', () => {
     const order = sandbox.cards.close(ws, card, { reason: 'project over' });
     expect(order).toMatchObject({ type: 'close_card', held_amount: '0.00' });
     // Stage 1 on acceptance.
-    expect(sandbox.cards.get(ws, card)).toMatchObject({ status: 'pending_close', card_balance: '250.00', supports_freeze: false });
+    expect(sandbox.cards.get(ws, card)).toMatchObject({ status: 'pending_close', card_balance: '250.00', supports_freeze: true });
     sandbox.advance(100);
     expect(sandbox.orders.get(ws, order.uuid).status).toBe('completed');
     expect(sandbox.cards.get(ws, card).status).toBe('pending_close');
@@ -351,15 +363,82 @@ describe('two-stage close', () => {
     expect(catchError(() => sandbox.admin.finishClose(card))).toMatchObject({ status: 409 });
   });
 
-  it('puts the card back where it was when the close order fails', () => {
+  it('keeps the card pending_close when the close order fails, and takes a new close (D32)', () => {
+    const { sandbox, ws } = setup();
+    const card = issueActiveCard(sandbox, ws);
+    sandbox.admin.failNextOrder(card, 'supplier5xx');
+    const order = sandbox.cards.close(ws, card, null, 'close-1');
+    sandbox.advance(10_000);
+    expect(sandbox.orders.get(ws, order.uuid)).toMatchObject({ status: 'failed', failure_reason: 'supplier5xx' });
+    // The card never spends again without an event: it stays where card.close_initiated left it.
+    expect(sandbox.cards.get(ws, card)).toMatchObject({ status: 'pending_close', card_balance: '100.00' });
+    expect(sandbox.simulate.authorize(ws, card, { amount: '1.00' })).toMatchObject({ type: 'decline', decline_reason: 'card_frozen' });
+    expect(catchError(() => sandbox.admin.finishClose(card))).toMatchObject({ status: 409, code: 'card.state_conflict' });
+    expect(catchError(() => sandbox.cards.topup(ws, card, { amount: '10.00' }))).toMatchObject({ status: 409 });
+    const failed = sandbox.events.since(0).find((e) => e.event === 'order.failed');
+    expect(failed?.data).toMatchObject({ order_uuid: order.uuid, type: 'close_card', card_uuid: card, failure_reason: 'supplier5xx' });
+    // The same key replays the failed order; a new key closes the card, with no second close_initiated.
+    expect(sandbox.cards.close(ws, card, null, 'close-1').uuid).toBe(order.uuid);
+    const retry = sandbox.cards.close(ws, card, null, 'close-2');
+    expect(retry.uuid).not.toBe(order.uuid);
+    expect(catchError(() => sandbox.cards.close(ws, card, null, 'close-3'))).toMatchObject({ status: 409 });
+    sandbox.advance(10_000);
+    expect(sandbox.cards.get(ws, card)).toMatchObject({ status: 'closed', card_balance: '0.00' });
+    expect(sandbox.events.since(0).filter((e) => e.event === 'card.close_initiated')).toHaveLength(1);
+  });
+});
+
+describe('freezes by platform risk or the issuer (D27)', () => {
+  it.each(['platform_risk', 'issuer'] as const)('a %s freeze is not lifted by a workspace unfreeze', (origin) => {
+    const { sandbox, ws } = setup();
+    const card = issueActiveCard(sandbox, ws);
+    sandbox.risk.freeze(ws, card, { origin, reason: 'fraud pattern' });
+    const error = catchError(() => sandbox.cards.unfreeze(ws, card));
+    expect(error).toMatchObject({ status: 409, code: 'card.state_conflict' });
+    expect(error.message).toContain(origin);
+    expect(sandbox.cards.get(ws, card).status).toBe('frozen');
+    expect(sandbox.orders.list(ws, { type: 'unfreeze' }).meta.total).toBe(0);
+  });
+
+  it('a workspace freeze is still lifted by the workspace, and a risk freeze during a freeze order keeps its origin', () => {
     const { sandbox, ws } = setup();
     const card = issueActiveCard(sandbox, ws);
     sandbox.cards.freeze(ws, card);
     sandbox.advance(100);
-    sandbox.admin.failNextOrder(card, 'supplier5xx');
-    const order = sandbox.cards.close(ws, card);
-    sandbox.advance(10_000);
-    expect(sandbox.orders.get(ws, order.uuid)).toMatchObject({ status: 'failed', failure_reason: 'supplier5xx' });
-    expect(sandbox.cards.get(ws, card)).toMatchObject({ status: 'frozen', card_balance: '100.00' });
+    sandbox.cards.unfreeze(ws, card);
+    sandbox.advance(100);
+    expect(sandbox.cards.get(ws, card).status).toBe('active');
+    sandbox.cards.freeze(ws, card);
+    sandbox.risk.freeze(ws, card, { origin: 'platform_risk' });
+    sandbox.advance(100);
+    expect(sandbox.cards.get(ws, card).status).toBe('frozen');
+    expect(catchError(() => sandbox.cards.unfreeze(ws, card))).toMatchObject({ status: 409 });
+  });
+});
+
+describe('capability flags (D31)', () => {
+  it('come from the product and do not follow the status', () => {
+    const { sandbox, ws } = setup({ closeDelayMs: null });
+    const card = issueActiveCard(sandbox, ws);
+    const flags = () => {
+      const c = sandbox.cards.get(ws, card);
+      return [c.status, c.supports_freeze, c.supports_unfreeze, c.supports_balance_query];
+    };
+    expect(flags()).toEqual(['active', true, true, true]);
+    sandbox.cards.freeze(ws, card);
+    sandbox.advance(100);
+    expect(flags()).toEqual(['frozen', true, true, true]);
+    sandbox.cards.close(ws, card);
+    sandbox.advance(100);
+    sandbox.admin.finishClose(card);
+    expect(flags()).toEqual(['closed', true, true, true]);
+  });
+
+  it('a product without the capability refuses the action with 409', () => {
+    const { sandbox, ws } = setup();
+    sandbox.db.prepare('UPDATE card_products SET supports_freeze = 0 WHERE id = 1').run();
+    const card = issueActiveCard(sandbox, ws);
+    expect(sandbox.cards.get(ws, card).supports_freeze).toBe(false);
+    expect(catchError(() => sandbox.cards.freeze(ws, card))).toMatchObject({ status: 409, code: 'card.state_conflict' });
   });
 });

@@ -16,7 +16,6 @@ import {
   type BillingAddress,
   type CardDetail,
   type CardListRow,
-  type CardStatus,
   type CreateCardBody,
   type Paginated,
   type ReasonBody,
@@ -54,9 +53,16 @@ export interface CardsService extends CardTransactionReads {
 
 interface CardWithBalance extends CardRow {
   card_balance: string;
+  /** The product's capabilities (D31), 0 or 1. */
+  product_supports_freeze: number;
+  product_supports_unfreeze: number;
+  product_supports_balance_query: number;
 }
 
-const CARD_SELECT = `SELECT c.*, COALESCE(a.balance, '0.00') AS card_balance FROM cards c
+const CARD_SELECT = `SELECT c.*, COALESCE(a.balance, '0.00') AS card_balance,
+    p.supports_freeze AS product_supports_freeze, p.supports_unfreeze AS product_supports_unfreeze, p.supports_balance_query AS product_supports_balance_query
+  FROM cards c
+  JOIN card_products p ON p.id = c.card_product_id
   LEFT JOIN accounts a ON a.workspace_id = c.workspace_id AND a.currency = c.currency AND a.code = 'card' AND a.card_uuid = c.uuid`;
 
 function maskedPan(row: CardRow): string {
@@ -83,7 +89,6 @@ function toListRow(row: CardWithBalance): CardListRow {
 }
 
 function toDetail(row: CardWithBalance): CardDetail {
-  const spendable: CardStatus[] = ['active', 'frozen', 'pending_close'];
   // Object.assign, not `{ ...toListRow(row), ... }`: V8 builds a spread followed by a dozen properties slowly
   // (tens of microseconds on every card read in the request profile).
   return Object.assign(toListRow(row), {
@@ -94,10 +99,10 @@ function toDetail(row: CardWithBalance): CardDetail {
     lifetime_spend_amount: row.lifetime_spend_amount,
     lifetime_refund_amount: row.lifetime_refund_amount,
     avs_billing_address: row.avs_billing_address === null ? null : (JSON.parse(row.avs_billing_address) as BillingAddress),
-    // Capability flags say which actions the card accepts now, so a client can show exactly those.
-    supports_freeze: row.status === 'active',
-    supports_unfreeze: row.status === 'frozen',
-    supports_balance_query: spendable.includes(row.status),
+    // D31: capability flags are the card's (its product's), not its status's; `status` says what applies now.
+    supports_freeze: row.product_supports_freeze === 1,
+    supports_unfreeze: row.product_supports_unfreeze === 1,
+    supports_balance_query: row.product_supports_balance_query === 1,
     appeal_terminated: row.appeal_terminated === 1,
     closed_at: row.closed_at,
     updated_at: row.updated_at,
@@ -121,7 +126,8 @@ function digits(random: () => number, n: number): string {
   return out;
 }
 
-const NAME_MAX = 100;
+/** D35: holder names, as the spec's `CreateCardRequest`. */
+const NAME_MAX = 50;
 const NOTE_MAX = 1000;
 
 function checkText(errors: FieldErrors, field: string, value: unknown, opts: { required: boolean; max: number }): string | undefined {
@@ -145,11 +151,13 @@ function checkBillingAddress(errors: FieldErrors, value: unknown): BillingAddres
     return undefined;
   }
   const v = value as Record<string, unknown>;
-  const line1 = checkText(errors, 'billing_address.line1', v.line1, { required: true, max: 255 });
-  const line2 = checkText(errors, 'billing_address.line2', v.line2, { required: false, max: 255 });
-  const city = checkText(errors, 'billing_address.city', v.city, { required: true, max: 255 });
-  const state = checkText(errors, 'billing_address.state', v.state, { required: false, max: 255 });
-  const postal = checkText(errors, 'billing_address.postal_code', v.postal_code, { required: true, max: 32 });
+  // D35: the limits of the spec's `BillingAddressInput`, which is closed.
+  for (const field of Object.keys(v)) if (!['line1', 'line2', 'city', 'state', 'postal_code', 'country'].includes(field)) errors.add(`billing_address.${field}`, 'is not a billing address field');
+  const line1 = checkText(errors, 'billing_address.line1', v.line1, { required: true, max: 200 });
+  const line2 = checkText(errors, 'billing_address.line2', v.line2, { required: false, max: 200 });
+  const city = checkText(errors, 'billing_address.city', v.city, { required: true, max: 100 });
+  const state = checkText(errors, 'billing_address.state', v.state, { required: false, max: 100 });
+  const postal = checkText(errors, 'billing_address.postal_code', v.postal_code, { required: true, max: 20 });
   const country = checkText(errors, 'billing_address.country', v.country, { required: true, max: 2 });
   if (country !== undefined && !/^[A-Z]{2}$/.test(country)) errors.add('billing_address.country', 'must be a 2-letter ISO country code');
   return { line1: line1 ?? '', line2: line2 ?? null, city: city ?? '', state: state ?? null, postal_code: postal ?? '', country: country ?? '' };
@@ -206,6 +214,10 @@ export function createCardsService(ctx: Context): CardsService {
     if (open !== undefined) throw stateConflict(`Cannot ${action} the card: a ${open.type} order (${open.uuid}) is still ${open.status}.`);
   };
 
+  /** Whether the card's most recent close order failed (D32). */
+  const lastCloseFailed = (card: CardRow): boolean =>
+    ctx.db.prepare<[string], { status: string }>(`SELECT status FROM orders WHERE card_uuid = ? AND type = 'close_card' ORDER BY id DESC LIMIT 1`).get(card.uuid)?.status === 'failed';
+
   const rejectTerminalOrClosing = (card: CardRow, action: string): void => {
     if (card.status === 'closed' || card.status === 'issue_failed') throw stateConflict(`Cannot ${action} the card: it is ${card.status}.`);
     if (card.status === 'pending_close') throw stateConflict(`Cannot ${action} the card: it is being closed.`);
@@ -216,12 +228,19 @@ export function createCardsService(ctx: Context): CardsService {
     const reason = checkReason(body);
     return accept(workspaceId, `cards.${kind}`, idempotencyKey, { card: String(uuid).toLowerCase(), reason }, () => {
       const card = ownedCard(workspaceId, uuid);
-      rejectTerminalOrClosing(card, kind);
+      // D32: a card whose close failed stays pending_close and may be closed again (stage 1 already happened).
+      const closeRetry = kind === 'close' && card.status === 'pending_close' && lastCloseFailed(card);
+      if (!closeRetry) rejectTerminalOrClosing(card, kind);
+      const product = loadProduct(ctx, card.card_product_id)!;
       if (kind === 'freeze') {
         if (card.status === 'frozen') throw stateConflict('Cannot freeze the card: it is already frozen.');
+        if (product.supports_freeze !== 1) throw stateConflict(`Cannot freeze the card: its product ${product.code} does not support freezing (supports_freeze is false).`);
         rejectInFlight(card, ['freeze', 'unfreeze', 'close_card'], 'freeze');
       } else if (kind === 'unfreeze') {
         if (card.status === 'active') throw stateConflict('Cannot unfreeze the card: it is active, not frozen.');
+        if (product.supports_unfreeze !== 1) throw stateConflict(`Cannot unfreeze the card: its product ${product.code} does not support unfreezing (supports_unfreeze is false).`);
+        // D27: only the one who froze the card lifts the freeze.
+        if (card.frozen_origin !== null && card.frozen_origin !== 'workspace') throw stateConflict(`Cannot unfreeze the card: it was frozen by ${card.frozen_origin}, and only ${card.frozen_origin} can lift that freeze.`);
         rejectInFlight(card, ['freeze', 'unfreeze', 'close_card'], 'unfreeze');
       } else {
         // Closing waits for every in-flight order, so that no top-up lands on a closed card.
@@ -239,7 +258,7 @@ export function createCardsService(ctx: Context): CardsService {
         reason,
         ...(kind === 'close' ? { statusBefore: card.status } : {}),
       });
-      if (kind === 'close') {
+      if (kind === 'close' && !closeRetry) {
         // Stage 1 on acceptance: spend stops now (contract 3.2).
         ctx.db.prepare(`UPDATE cards SET status = 'pending_close', updated_at = ? WHERE uuid = ?`).run(ctx.nowIso(), card.uuid);
         const after = loadCard(ctx, card.uuid)!;

@@ -20,6 +20,10 @@ export interface ProductRow {
   min_initial_topup_amount: string;
   min_topup_amount: string;
   required_subscription_product_code: string | null;
+  /** Capabilities of the product's cards (D31), 0 or 1. */
+  supports_freeze: number;
+  supports_unfreeze: number;
+  supports_balance_query: number;
 }
 
 /** Loads one stored product. */

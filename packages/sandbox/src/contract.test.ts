@@ -120,7 +120,8 @@ describe.runIf(spec !== undefined)('outputs conform to spec/openapi.yaml', () =>
     for (const p of sandbox.catalogue.list(ws)) problems.push(...conform('CardProduct', p));
     problems.push(...conform('CardPage', sandbox.cards.list(ws)));
     for (const uuid of [a, b]) problems.push(...conform('CardDetail', sandbox.cards.get(ws, uuid)));
-    for (const o of accepted) problems.push(...conform('Order', o));
+    for (const o of accepted) problems.push(...conform('AcceptedOrder', o));
+    for (const o of accepted) problems.push(...conform('Order', sandbox.orders.get(ws, o.uuid)));
     problems.push(...conform('OrderPage', sandbox.orders.list(ws, { per_page: 3, page: 2 })));
     problems.push(...conform('Wallet', sandbox.wallet.get(ws)));
     problems.push(...conform('LedgerEntryPage', sandbox.ledger.list(ws)));

@@ -1,3 +1,5 @@
+import type { ErrorCode } from '@card-api/types';
+
 /**
  * The one error type the sandbox services throw. The HTTP layer maps it to the D2 body
  * `{ error: { code, message, request_id, errors? } }` with `status` as the HTTP status.
@@ -22,22 +24,8 @@ export class SandboxError extends Error {
   }
 }
 
-/** Every code the sandbox can produce (contract section 7 plus D3-D6). */
-export type SandboxErrorCode =
-  | 'api.unauthenticated'
-  | 'api.workspace_inactive'
-  | 'api.ip_not_allowed'
-  | 'api.insufficient_ability'
-  | 'api.rate_limited'
-  | 'api.not_found'
-  | 'api.internal_error'
-  | 'wallet.insufficient_balance'
-  | 'card.not_found'
-  | 'order.not_found'
-  | 'card.state_conflict'
-  | 'idempotency.key_reused'
-  | 'validation.failed'
-  | 'card_product.unavailable';
+/** Every code the sandbox can produce: the spec's `ErrorCode` (contract section 7 plus D3-D6, D34). */
+export type SandboxErrorCode = ErrorCode;
 
 /** 422 `validation.failed` with one or more field errors. */
 export function validationError(fieldErrors: Record<string, string[]>): SandboxError {

@@ -49,17 +49,30 @@ describe('idempotency (D7)', () => {
     expect(sandbox.orders.list(ws).meta.total).toBe(1);
   });
 
-  it('scopes keys per workspace and operation, and per card for card writes', () => {
+  it('scopes a key to the workspace: another endpoint, card or body with it is 409 (D33)', () => {
     const { sandbox, ws } = setup();
     const card = issueActiveCard(sandbox, ws);
     const other = issueActiveCard(sandbox, ws);
     const topup = sandbox.cards.topup(ws, card, { amount: '10.00' }, 'shared');
-    expect(sandbox.cards.freeze(ws, card, undefined, 'shared').type).toBe('freeze');
     expect(sandbox.cards.topup(ws, card, { amount: '10.00' }, 'shared').uuid).toBe(topup.uuid);
+    const orders = sandbox.orders.list(ws).meta.total;
+    expect(catchError(() => sandbox.cards.freeze(ws, card, undefined, 'shared'))).toMatchObject({ status: 409, code: 'idempotency.key_reused' });
     expect(catchError(() => sandbox.cards.topup(ws, other, { amount: '10.00' }, 'shared')).code).toBe('idempotency.key_reused');
+    expect(catchError(() => sandbox.cards.create(ws, issueBody(), 'shared')).code).toBe('idempotency.key_reused');
+    expect(sandbox.orders.list(ws).meta.total).toBe(orders);
     const second = sandbox.admin.createWorkspace({ name: 'Second' });
     sandbox.admin.deposit(second.id, { amount: '500.00' });
     expect(sandbox.cards.create(second.id, issueBody(), 'shared').status).toBe('pending');
+  });
+
+  it('issue, top-up and freeze with one key make one order, not three (D33)', () => {
+    const { sandbox, ws } = setup();
+    const card = issueActiveCard(sandbox, ws);
+    const before = sandbox.orders.list(ws).meta.total;
+    sandbox.cards.create(ws, issueBody(), 'one-key');
+    expect(catchError(() => sandbox.cards.topup(ws, card, { amount: '10.00' }, 'one-key')).code).toBe('idempotency.key_reused');
+    expect(catchError(() => sandbox.cards.freeze(ws, card, null, 'one-key')).code).toBe('idempotency.key_reused');
+    expect(sandbox.orders.list(ws).meta.total).toBe(before + 1);
   });
 
   it('replays a freeze after completion instead of answering 409', () => {

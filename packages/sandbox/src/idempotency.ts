@@ -8,7 +8,7 @@ const KEY_FORM = /^[\x21-\x7E]{1,255}$/;
 /** Contract section 8: the window in which a key returns the same order. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
-/** The idempotent write operations; a key is scoped to (workspace, operation). */
+/** The idempotent write operations. A key is scoped to the workspace (D33): the operation is part of the request it names. */
 export type IdempotentOperation = 'cards.create' | 'cards.topup' | 'cards.freeze' | 'cards.unfreeze' | 'cards.close';
 
 /** JSON with sorted keys and no undefined members, so that equal requests hash equally whatever their key order. */
@@ -42,7 +42,7 @@ export function checkKey(key: string | undefined): void {
  * same file) see either no key and insert it, or the key and replay its order.
  *
  * - key seen within 24 h with the same request: returns its order uuid, whatever the order's state (a failed order stays failed);
- * - key seen within 24 h with another request: 409 `idempotency.key_reused`;
+ * - key seen within 24 h with another request - another operation, card or body (D33): 409 `idempotency.key_reused`;
  * - key older than 24 h: forgotten, the request runs as new.
  *
  * Only accepted writes bind a key: a request refused with 4xx leaves the key unused.
@@ -54,14 +54,20 @@ export function once(ctx: Context, scope: { workspaceId: number; operation: Idem
   if (scope.key === undefined) return { orderUuid: accept(), replayed: false };
   const hash = requestHash({ operation: scope.operation, request: scope.request });
   const nowMs = ctx.nowMs();
+  // Newest first: a database written before D33 may hold the key under several operations.
   const seen = ctx.db
-    .prepare<[number, string, string], { request_hash: string; order_uuid: string; created_at_ms: number }>('SELECT request_hash, order_uuid, created_at_ms FROM idempotency_keys WHERE workspace_id = ? AND operation = ? AND key = ?')
-    .get(scope.workspaceId, scope.operation, scope.key);
+    .prepare<[number, string], { operation: string; request_hash: string; order_uuid: string; created_at_ms: number }>(
+      'SELECT operation, request_hash, order_uuid, created_at_ms FROM idempotency_keys WHERE workspace_id = ? AND key = ? ORDER BY created_at_ms DESC LIMIT 1',
+    )
+    .get(scope.workspaceId, scope.key);
   if (seen !== undefined && nowMs - seen.created_at_ms < IDEMPOTENCY_WINDOW_MS) {
-    if (seen.request_hash !== hash) throw new SandboxError(409, 'idempotency.key_reused', 'This X-Idempotency-Key was already used with a different request; use a new key.');
+    if (seen.request_hash !== hash) {
+      const where = seen.operation === scope.operation ? 'with a different request' : `on another endpoint (${seen.operation})`;
+      throw new SandboxError(409, 'idempotency.key_reused', `This X-Idempotency-Key was already used ${where} within 24 hours; use a new key.`);
+    }
     return { orderUuid: seen.order_uuid, replayed: true };
   }
-  if (seen !== undefined) ctx.db.prepare('DELETE FROM idempotency_keys WHERE workspace_id = ? AND operation = ? AND key = ?').run(scope.workspaceId, scope.operation, scope.key);
+  if (seen !== undefined) ctx.db.prepare('DELETE FROM idempotency_keys WHERE workspace_id = ? AND key = ?').run(scope.workspaceId, scope.key);
   const orderUuid = accept();
   ctx.db.prepare('INSERT INTO idempotency_keys (workspace_id, operation, key, request_hash, order_uuid, created_at_ms) VALUES (?, ?, ?, ?, ?, ?)').run(scope.workspaceId, scope.operation, scope.key, hash, orderUuid, nowMs);
   return { orderUuid, replayed: false };

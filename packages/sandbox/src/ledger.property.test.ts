@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SandboxError } from './errors.js';
 import { Money } from './money.js';
 import type { Sandbox } from './sandbox.js';
-import { issueBody, setup } from './test-support.js';
+import { issueBody, newestCard, setup } from './test-support.js';
 import { ORDER_FAILURE_REASONS } from './types.js';
 
 /** Amounts in cents rendered as 2-decimal strings, biased to the interesting low range. */
@@ -57,8 +57,10 @@ function apply(sandbox: Sandbox, ws: number, cards: string[], o: Op, purchases: 
   try {
     switch (o.op) {
       case 'issue': {
-        const order = sandbox.cards.create(ws, issueBody({ card_product_id: o.product, initial_topup_amount: o.amount }), o.key);
-        if (!cards.includes(order.related_card_uuid!)) cards.push(order.related_card_uuid!);
+        sandbox.cards.create(ws, issueBody({ card_product_id: o.product, initial_topup_amount: o.amount }), o.key);
+        // D29: the 202 does not name the new card; it is the newest listed one.
+        const uuid = newestCard(sandbox, ws);
+        if (!cards.includes(uuid)) cards.push(uuid);
         break;
       }
       case 'topup':

@@ -315,6 +315,48 @@ CREATE TABLE sandbox_state (
 CREATE INDEX webhook_deliveries_endpoint_due ON webhook_deliveries (endpoint_id, next_attempt_at_ms) WHERE status = 'pending';
 `,
   },
+  {
+    version: 6,
+    name: 'freeze origin, product capabilities, row statuses that follow their outcome, secrets kept only until delivered',
+    sql: `
+-- D27: who froze the card (workspace, platform_risk, issuer); only that actor may lift the freeze.
+ALTER TABLE cards ADD COLUMN frozen_origin TEXT CHECK (frozen_origin IN ('workspace', 'platform_risk', 'issuer'));
+UPDATE cards SET frozen_origin = 'workspace' WHERE status = 'frozen';
+
+-- D31: capability flags belong to the product, not to the card's status.
+ALTER TABLE card_products ADD COLUMN supports_freeze INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE card_products ADD COLUMN supports_unfreeze INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE card_products ADD COLUMN supports_balance_query INTEGER NOT NULL DEFAULT 1;
+
+-- D30: an authorization row follows its hold (posted when captured, reversed when reversed or, for a probe,
+-- expired); a chargeback_opened row is posted once resolved. Rows written by an older sandbox are brought forward.
+UPDATE card_transactions SET status = 'posted',
+  posted_at = (SELECT c.posted_at FROM card_transactions c WHERE c.workspace_id = card_transactions.workspace_id AND c.supplier_txn_id = card_transactions.supplier_txn_id AND c.type = 'capture')
+  WHERE type = 'authorization' AND status = 'pending' AND EXISTS (SELECT 1 FROM card_transactions c WHERE c.workspace_id = card_transactions.workspace_id AND c.supplier_txn_id = card_transactions.supplier_txn_id AND c.type = 'capture');
+UPDATE card_transactions SET status = 'reversed',
+  posted_at = (SELECT r.posted_at FROM card_transactions r WHERE r.workspace_id = card_transactions.workspace_id AND r.supplier_txn_id = card_transactions.supplier_txn_id AND r.type = 'reversal')
+  WHERE type = 'authorization' AND status = 'pending' AND EXISTS (SELECT 1 FROM card_transactions r WHERE r.workspace_id = card_transactions.workspace_id AND r.supplier_txn_id = card_transactions.supplier_txn_id AND r.type = 'reversal');
+UPDATE card_transactions SET status = 'posted',
+  posted_at = (SELECT r.posted_at FROM card_transactions r WHERE r.workspace_id = card_transactions.workspace_id AND r.supplier_txn_id = card_transactions.supplier_txn_id AND r.type = 'chargeback_resolved')
+  WHERE type = 'chargeback_opened' AND status = 'pending' AND EXISTS (SELECT 1 FROM card_transactions r WHERE r.workspace_id = card_transactions.workspace_id AND r.supplier_txn_id = card_transactions.supplier_txn_id AND r.type = 'chargeback_resolved');
+-- The open probes, which the scheduler expires.
+CREATE INDEX card_transactions_open_probes ON card_transactions (occurred_at) WHERE type = 'authorization' AND status = 'pending' AND amount = '0.00';
+CREATE INDEX card_transactions_workspace_purchase ON card_transactions (workspace_id, supplier_txn_id, id);
+
+-- D33: an idempotency key is looked up per workspace, whatever the operation.
+CREATE INDEX idempotency_keys_workspace_key ON idempotency_keys (workspace_id, key);
+
+-- PAN and CVV are kept only until card.issued.secrets is encrypted (or known not to be sent): the delivery
+-- worker deletes the job once it recorded (or skipped) the event, and the secrets go with it.
+CREATE TRIGGER card_secrets_purge_after_job AFTER DELETE ON secrets_event_jobs
+BEGIN
+  DELETE FROM card_secrets WHERE card_uuid = OLD.card_uuid;
+END;
+DELETE FROM card_secrets
+  WHERE card_uuid NOT IN (SELECT card_uuid FROM secrets_event_jobs)
+    AND card_uuid NOT IN (SELECT uuid FROM cards WHERE status = 'pending_issue');
+`,
+  },
 ];
 
 /** Applies every migration newer than the database's `user_version`. */

@@ -8,8 +8,8 @@ import { Decimal as DecimalJs } from 'decimal.js';
 export const Money = DecimalJs.clone({ precision: 40, rounding: DecimalJs.ROUND_HALF_UP });
 export type Money = InstanceType<typeof Money>;
 
-/** Request amounts (D12): non-negative, no sign, no exponent, at most 8 decimals. */
-const REQUEST_AMOUNT = /^(0|[1-9][0-9]*)(\.[0-9]{1,8})?$/;
+/** Request amounts (D28): non-negative, no sign, no exponent, at most the currency's 2 decimals (the spec's `AmountInput`). */
+const REQUEST_AMOUNT = /^(0|[1-9][0-9]*)(\.[0-9]{1,2})?$/;
 
 /** Money as stored in SQLite (TEXT) and returned by the API: exactly 2 decimals. */
 export function fmt(value: Money): string {
@@ -29,16 +29,13 @@ export function sum(values: Iterable<string>): Money {
 }
 
 /**
- * Checks a request amount: a string of the D12 form, with no more than the currency's
- * 2 decimals of value (so `"10.50"` and `"10.5000"` pass, `"10.505"` does not).
- * Returns an error message, or the parsed amount.
+ * Checks a request amount: a string of the D28 form (the spec's `AmountInput`), so `"10.5"` and `"10.50"`
+ * pass and `"10.505"` or `"10.5000"` do not. Returns an error message, or the parsed amount.
  */
 export function parseRequestAmount(value: unknown): { ok: true; value: Money } | { ok: false; message: string } {
   if (typeof value !== 'string') return { ok: false, message: 'must be a decimal string such as "100.00"' };
-  if (!REQUEST_AMOUNT.test(value)) return { ok: false, message: 'must be a non-negative decimal string such as "100.00"' };
-  const parsed = new Money(value);
-  if (!parsed.equals(parsed.toDecimalPlaces(2))) return { ok: false, message: 'must not have more than 2 decimal places of value' };
-  return { ok: true, value: parsed };
+  if (value.length > 32 || !REQUEST_AMOUNT.test(value)) return { ok: false, message: 'must be a non-negative decimal string with at most 2 decimals, such as "100.00"' };
+  return { ok: true, value: new Money(value) };
 }
 
 /** Percentage fee of D21: `amount` x `rate`, half-up to 2 decimals. */

@@ -5,8 +5,9 @@ import { cardBase, recordEvent } from './events.js';
 import { accountBalance, post } from './ledger.js';
 import { fmt, money, Money } from './money.js';
 import { paginate, parsePageQuery, type PageQuery } from './pagination.js';
+import { purgeSecrets } from './secrets.js';
 import { queueSecretsEvent } from './webhooks.js';
-import { ORDER_FAILURE_REASONS, ORDER_STATUSES, ORDER_TYPES, type AcceptedOrder, type CardStatus, type Order, type OrderFailureReason, type OrderStatus, type OrderType, type Paginated } from './types.js';
+import { ORDER_FAILURE_REASONS, ORDER_STATUSES, ORDER_TYPES, type AcceptedOrder, type CardStatus, type Order, type OrderFailureReason, type OrderStatus, type OrderType, type Paginated, type ActionOrigin } from './types.js';
 
 /** An order as stored. `credit_amount` / `fee_amount` split `held_amount` into what the card gets and what the platform earns (D21). */
 export interface OrderRow {
@@ -54,19 +55,30 @@ export interface CardRow {
   issued_at: string | null;
   last_active_txn_at: string | null;
   closed_at: string | null;
+  /** Who froze the card (D27); null unless frozen. */
+  frozen_origin: ActionOrigin | null;
   close_due_at_ms: number | null;
   close_refund_amount: string | null;
   created_at: string;
   updated_at: string;
 }
 
-/** Public Order shape (contract 2.7, D8). */
+/**
+ * The card an order names publicly (D29): a card write names its card at once; an issue order names the new
+ * card only once it completed, since `order.completed` is where the contract announces it.
+ */
+function publicCardUuid(row: OrderRow): string | null {
+  if (row.type === 'issue_card' && row.status !== 'completed') return null;
+  return row.card_uuid;
+}
+
+/** Public Order shape (contract 2.7, D29). */
 export function toOrder(row: OrderRow): Order {
   return {
     uuid: row.uuid,
     type: row.type,
     status: row.status,
-    related_card_uuid: row.card_uuid,
+    related_card_uuid: publicCardUuid(row),
     held_amount: row.held_amount,
     currency: row.currency,
     created_at: row.created_at,
@@ -76,7 +88,8 @@ export function toOrder(row: OrderRow): Order {
 
 /** The 202 body: the Order plus `related_card_id`, the alias D8 tolerates. */
 export function toAcceptedOrder(row: OrderRow): AcceptedOrder {
-  return Object.assign(toOrder(row), { related_card_id: row.card_uuid });
+  const order = toOrder(row);
+  return Object.assign(order, { related_card_id: order.related_card_uuid });
 }
 
 export function loadOrder(ctx: Context, uuid: string): OrderRow | undefined {
@@ -163,12 +176,12 @@ function completeOrder(ctx: Context, order: OrderRow): void {
       // Platform risk or the issuer may have frozen the card while this order was in flight: the order still
       // completes, but the card did not change, so no second `card.frozen` is pushed.
       if (card.status === 'frozen') break;
-      const after = setCard(ctx, card.uuid, { status: 'frozen' });
+      const after = setCard(ctx, card.uuid, { status: 'frozen', frozen_origin: 'workspace' });
       recordEvent(ctx, order.workspace_id, 'card.frozen', { ...cardBase(after), origin: 'workspace', reason: order.reason, frozen_at: now });
       break;
     }
     case 'unfreeze': {
-      const after = setCard(ctx, card.uuid, { status: 'active' });
+      const after = setCard(ctx, card.uuid, { status: 'active', frozen_origin: null });
       recordEvent(ctx, order.workspace_id, 'card.unfrozen', { ...cardBase(after), reason: order.reason, unfrozen_at: now });
       break;
     }
@@ -180,7 +193,11 @@ function completeOrder(ctx: Context, order: OrderRow): void {
   ctx.db.prepare(`UPDATE orders SET status = 'completed', completed_at = ?, updated_at = ?, next_step_at_ms = NULL WHERE id = ?`).run(now, now, order.id);
   recordEvent(ctx, order.workspace_id, 'order.completed', { order_uuid: order.uuid, type: order.type, held_amount: order.held_amount, currency: order.currency, card_uuid: card.uuid, completed_at: now });
   // card.issued.secrets needs an async encryption, so it is queued here and recorded by the delivery worker, after order.completed.
-  if (order.type === 'issue_card') queueSecretsEvent(ctx, order.workspace_id, card.uuid);
+  if (order.type === 'issue_card') {
+    queueSecretsEvent(ctx, order.workspace_id, card.uuid);
+    // No job means card.issued.secrets will never be sent for this card: nothing needs its PAN and CVV any more.
+    if (ctx.db.prepare('SELECT 1 FROM secrets_event_jobs WHERE card_uuid = ?').get(card.uuid) === undefined) purgeSecrets(ctx, card.uuid);
+  }
 }
 
 function failOrder(ctx: Context, order: OrderRow, reason: OrderFailureReason): void {
@@ -198,11 +215,17 @@ function failOrder(ctx: Context, order: OrderRow, reason: OrderFailureReason): v
       { account: 'wallet.available', direction: 'credit', amount: money(order.held_amount) },
     ],
   });
-  if (card !== undefined && order.type === 'issue_card') setCard(ctx, card.uuid, { status: 'issue_failed' });
-  // A failed close undoes stage 1: the card returns to where it was and spends again.
-  if (card !== undefined && order.type === 'close_card' && card.status === 'pending_close') setCard(ctx, card.uuid, { status: order.status_before ?? 'active', close_due_at_ms: null });
+  if (card !== undefined && order.type === 'issue_card') {
+    setCard(ctx, card.uuid, { status: 'issue_failed' });
+    // The card will never be issued: its secrets are never delivered, so they are not kept.
+    purgeSecrets(ctx, card.uuid);
+  }
+  // D32: a failed close does not undo stage 1. The card stays pending_close (no spend), as card.close_initiated
+  // announced; a new close (new key) may be sent. Resuming spend here would happen with no event saying so.
   ctx.db.prepare(`UPDATE orders SET status = 'failed', failure_reason = ?, failed_at = ?, updated_at = ?, next_step_at_ms = NULL WHERE id = ?`).run(reason, now, now, order.id);
-  recordEvent(ctx, order.workspace_id, 'order.failed', { order_uuid: order.uuid, type: order.type, card_uuid: order.card_uuid, failure_reason: reason, failed_at: now });
+  // D29: a failed issue order never names its card (only order.completed announces a new card).
+  const cardUuid = order.type === 'issue_card' ? null : order.card_uuid;
+  recordEvent(ctx, order.workspace_id, 'order.failed', { order_uuid: order.uuid, type: order.type, card_uuid: cardUuid, failure_reason: reason, failed_at: now });
 }
 
 /**
@@ -234,6 +257,9 @@ export function finishClose(ctx: Context, cardUuid: string): void {
     if (card === undefined) throw new SandboxError(404, 'card.not_found', `No card ${cardUuid}.`);
     if (card.status !== 'pending_close') throw new SandboxError(409, 'card.state_conflict', `The card is ${card.status}; only a pending_close card can finish closing.`);
     if (openOrdersOfCard(ctx, cardUuid).length > 0) throw new SandboxError(409, 'card.state_conflict', 'The close order of this card has not completed yet.');
+    const lastClose = ctx.db.prepare<[string], { status: string }>(`SELECT status FROM orders WHERE card_uuid = ? AND type = 'close_card' ORDER BY id DESC LIMIT 1`).get(cardUuid);
+    // D32: after a failed close the card waits, pending_close, for a new close order.
+    if (lastClose?.status === 'failed') throw new SandboxError(409, 'card.state_conflict', 'The last close order of this card failed; send a new close (with a new idempotency key).');
     // "In-flight transactions settle first" (3.2): stage 2 waits until every hold is captured or reversed.
     if (money(card.held_amount).greaterThan(0)) throw new SandboxError(409, 'card.state_conflict', `The card still holds ${card.held_amount} ${card.currency} in pending authorizations.`);
     const balance = accountBalance(ctx, card.workspace_id, card.currency, 'card', card.uuid);
@@ -256,6 +282,29 @@ export function finishClose(ctx: Context, cardUuid: string): void {
   });
 }
 
+/** Open zero-amount probes (D30): the scheduler marks them `reversed` when they expire. */
+const OPEN_PROBES = `type = 'authorization' AND status = 'pending' AND amount = '0.00'`;
+
+/** When the oldest open probe expires (epoch ms), or null when none is open. */
+function nextProbeExpiryMs(ctx: Context): number | null {
+  const row = ctx.db.prepare<[], { at: string | null }>(`SELECT MIN(occurred_at) AS at FROM card_transactions WHERE ${OPEN_PROBES}`).get();
+  return row?.at == null ? null : Date.parse(row.at) + ctx.options.probeExpiryMs;
+}
+
+/**
+ * Expires every open probe whose time has come: a zero-amount authorization holds nothing and ends silently
+ * (contract 3.3, no event), so its row becomes `reversed`, stamped at its expiry time (D30).
+ */
+function expireProbes(ctx: Context): number {
+  const cutoff = new Date(ctx.nowMs() - ctx.options.probeExpiryMs).toISOString();
+  return ctx.write(() => {
+    const due = ctx.db.prepare<[string], { id: number; occurred_at: string }>(`SELECT id, occurred_at FROM card_transactions WHERE ${OPEN_PROBES} AND occurred_at <= ?`).all(cutoff);
+    const mark = ctx.db.prepare(`UPDATE card_transactions SET status = 'reversed', posted_at = ? WHERE id = ?`);
+    for (const probe of due) mark.run(new Date(Date.parse(probe.occurred_at) + ctx.options.probeExpiryMs).toISOString(), probe.id);
+    return due.length;
+  });
+}
+
 /** Earliest due time (epoch ms) of any scheduled work, or null when nothing waits. */
 export function nextDueMs(ctx: Context): number | null {
   const row = ctx.db
@@ -265,7 +314,9 @@ export function nextDueMs(ctx: Context): number | null {
          UNION ALL SELECT MIN(close_due_at_ms) FROM cards WHERE close_due_at_ms IS NOT NULL)`,
     )
     .get();
-  return row?.due ?? null;
+  const due = row?.due ?? null;
+  const probe = nextProbeExpiryMs(ctx);
+  return due === null ? probe : probe === null ? due : Math.min(due, probe);
 }
 
 /**
@@ -277,6 +328,8 @@ export function nextDueMs(ctx: Context): number | null {
 export function runDue(ctx: Context, maxSteps = Infinity): number {
   let steps = 0;
   while (steps < maxSteps) {
+    const probe = nextProbeExpiryMs(ctx);
+    if (probe !== null && probe <= ctx.nowMs()) steps += expireProbes(ctx);
     const now = ctx.nowMs();
     const order = ctx.db.prepare<[number], { id: number; due: number }>('SELECT id, next_step_at_ms AS due FROM orders WHERE next_step_at_ms <= ? ORDER BY next_step_at_ms, id LIMIT 1').get(now);
     const card = ctx.db.prepare<[number], { uuid: string; due: number }>('SELECT uuid, close_due_at_ms AS due FROM cards WHERE close_due_at_ms <= ? ORDER BY close_due_at_ms, id LIMIT 1').get(now);

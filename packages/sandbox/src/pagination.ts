@@ -11,17 +11,22 @@ export interface PageQuery {
   per_page?: number | string | undefined;
 }
 
+/** D10: the largest `page`, 2^53-1, the largest integer every JSON reader keeps exact. */
+export const MAX_PAGE = Number.MAX_SAFE_INTEGER;
+
 function toInt(value: number | string | undefined): number | undefined | null {
   if (value === undefined || value === '') return undefined;
   if (typeof value === 'number') return Number.isSafeInteger(value) ? value : null;
-  return /^[0-9]{1,9}$/.test(value) ? Number(value) : null;
+  if (!/^[0-9]{1,16}$/.test(value)) return null;
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : null;
 }
 
-/** Checks `page` (>= 1) and `per_page` (1..100, D10) into `errors`; returns the values with defaults. */
+/** Checks `page` (1..2^53-1) and `per_page` (1..100, D10) into `errors`; returns the values with defaults. */
 export function parsePageQuery(query: PageQuery, errors: FieldErrors): { page: number; perPage: number } {
   const page = toInt(query.page);
   const perPage = toInt(query.per_page);
-  if (page === null || (page !== undefined && page < 1)) errors.add('page', 'must be an integer of at least 1');
+  if (page === null || (page !== undefined && page < 1)) errors.add('page', `must be an integer from 1 to ${MAX_PAGE}`);
   if (perPage === null || (perPage !== undefined && (perPage < 1 || perPage > MAX_PER_PAGE))) errors.add('per_page', `must be an integer from 1 to ${MAX_PER_PAGE}`);
   return { page: page ?? 1, perPage: perPage ?? DEFAULT_PER_PAGE };
 }

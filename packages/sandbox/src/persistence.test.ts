@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createManualClock } from './clock.js';
 import { migrations } from './migrations.js';
 import { createSandbox } from './sandbox.js';
-import { issueBody } from './test-support.js';
+import { issueBody, newestCard } from './test-support.js';
 
 describe('file database', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-file-'));
@@ -28,7 +28,8 @@ describe('file database', () => {
     const before = createSandbox({ db: file, clock, orderLatencyMs: 50, closeDelayMs: 1000 });
     const { workspace, token } = before.seedDefaultWorkspace();
     const ws = workspace.id;
-    const closing = before.cards.create(ws, issueBody({ initial_topup_amount: '40.00' }), 'issue-a').related_card_uuid!;
+    before.cards.create(ws, issueBody({ initial_topup_amount: '40.00' }), 'issue-a');
+    const closing = newestCard(before, ws);
     before.advance(100);
     before.cards.close(ws, closing);
     before.advance(100); // close order completed, stage 2 due 1000 ms later

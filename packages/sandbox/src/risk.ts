@@ -67,7 +67,8 @@ export function createRiskService(ctx: Context): RiskService {
       ctx.write(() => {
         const card = owned(workspaceId, cardUuid);
         if (card.status !== 'active') throw stateConflict(`Cannot freeze the card: it is ${card.status}.`);
-        const after = setCard(ctx, card.uuid, { status: 'frozen' });
+        // D27: the origin is kept, so that a workspace unfreeze cannot lift this freeze.
+        const after = setCard(ctx, card.uuid, { status: 'frozen', frozen_origin: raw.origin });
         recordEvent(ctx, workspaceId, 'card.frozen', { ...cardBase(after), origin: raw.origin, reason, frozen_at: ctx.nowIso() });
       });
     },

@@ -1,5 +1,22 @@
-import { describe, expect, it } from 'vitest';
-import { catchError, issueActiveCard, issueBody, setup } from './test-support.js';
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createManualClock } from './clock.js';
+import { createSandbox, type Sandbox } from './sandbox.js';
+import { catchError, issueBody, newestCard, setup } from './test-support.js';
+import type { CardSecrets, CreateCardBody } from './types.js';
+
+/** Issues a card and reads its secrets while the sandbox still holds them (before the issue completes). */
+function issueReadingSecrets(sandbox: Sandbox, ws: number, overrides: Partial<CreateCardBody> = {}): { uuid: string; secrets: CardSecrets } {
+  sandbox.cards.create(ws, issueBody(overrides));
+  const uuid = newestCard(sandbox, ws);
+  const secrets = sandbox.secrets.forCard(uuid);
+  sandbox.advance(1000);
+  expect(sandbox.cards.get(ws, uuid).status).toBe('active');
+  return { uuid, secrets };
+}
 
 describe('card secrets and token values never leave through the services', () => {
   it('keeps PAN, CVV, expiry and the token out of every output but secrets.forCard', () => {
@@ -8,7 +25,8 @@ describe('card secrets and token values never leave through the services', () =>
     const keep = <T>(value: T): T => (outputs.push(value), value);
     sandbox.events.onEvent((e) => outputs.push(e));
 
-    const cards = [issueActiveCard(sandbox, ws), issueActiveCard(sandbox, ws, { card_product_id: 2, initial_topup_amount: '60.00' })];
+    const issued = [issueReadingSecrets(sandbox, ws), issueReadingSecrets(sandbox, ws, { card_product_id: 2, initial_topup_amount: '60.00' })];
+    const cards = issued.map((c) => c.uuid);
     const [a, b] = cards as [string, string];
     keep(sandbox.cards.topup(ws, a, { amount: '12.34' }));
     keep(sandbox.cards.freeze(ws, a, { reason: 'check' }));
@@ -35,8 +53,7 @@ describe('card secrets and token values never leave through the services', () =>
     expect(json).not.toMatch(/"(pan|cvv|expiry_month|expiry_year)"/);
     expect(json).not.toContain(token);
     expect(json).not.toContain(token.split('_sk_')[1]!);
-    for (const uuid of cards) {
-      const secrets = sandbox.secrets.forCard(uuid);
+    for (const { uuid, secrets } of issued) {
       expect(secrets.pan).toMatch(/^\d{16}$/);
       expect(secrets.cvv).toMatch(/^\d{3}$/);
       expect(secrets).toMatchObject({ expiry_month: '03', expiry_year: '2029' });
@@ -54,5 +71,52 @@ describe('card secrets and token values never leave through the services', () =>
   it('answers 404 for secrets of an unknown card', () => {
     const { sandbox } = setup();
     expect(catchError(() => sandbox.secrets.forCard('00000000-0000-4000-8000-000000000000'))).toMatchObject({ status: 404, code: 'card.not_found' });
+  });
+
+  it('keeps PAN and CVV only until they are delivered or known undeliverable, and no plaintext stays in the file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-secrets-'));
+    try {
+      const file = join(dir, 'secrets.db');
+      const sandbox = createSandbox({ db: file, clock: createManualClock('2026-03-01T12:00:00.000Z'), orderLatencyMs: 50, closeDelayMs: 1000 });
+      const { workspace } = sandbox.seedDefaultWorkspace();
+      const ws = workspace.id;
+      const held: CardSecrets[] = [];
+      // Issued with no key to deliver to: purged when the issue completes.
+      const active = issueReadingSecrets(sandbox, ws);
+      held.push(active.secrets);
+      expect(catchError(() => sandbox.secrets.forCard(active.uuid))).toMatchObject({ status: 404 });
+      // Closed afterwards: nothing comes back.
+      sandbox.cards.close(ws, active.uuid);
+      sandbox.advance(5000);
+      expect(sandbox.cards.get(ws, active.uuid).status).toBe('closed');
+      // A failed issue: purged with the failure.
+      sandbox.admin.failNextOrder('next-issue', 'business4xx');
+      sandbox.cards.create(ws, issueBody());
+      const failed = newestCard(sandbox, ws);
+      held.push(sandbox.secrets.forCard(failed));
+      sandbox.advance(1000);
+      expect(sandbox.cards.get(ws, failed).status).toBe('issue_failed');
+      // With a key and a subscriber: held until the delivery worker encrypted the event, then purged.
+      const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      sandbox.webhooks.setPublicKey(ws, keys.publicKey.export({ type: 'spki', format: 'pem' }).toString());
+      sandbox.webhooks.registerEndpoint(ws, { url: 'http://127.0.0.1:9/hook', events: ['card.issued.secrets'] });
+      const delivered = issueReadingSecrets(sandbox, ws);
+      held.push(delivered.secrets);
+      expect(sandbox.secrets.forCard(delivered.uuid)).toEqual(delivered.secrets);
+      sandbox.db.prepare('DELETE FROM secrets_event_jobs').run();
+      expect(catchError(() => sandbox.secrets.forCard(delivered.uuid))).toMatchObject({ status: 404 });
+
+      expect(sandbox.db.prepare('SELECT COUNT(*) AS n FROM card_secrets').get()).toEqual({ n: 0 });
+      sandbox.close();
+      expect(existsSync(`${file}-wal`)).toBe(false);
+      const bytes = readFileSync(file).toString('latin1');
+      for (const secrets of held) {
+        expect(bytes.includes(secrets.pan), 'a PAN is still in the database file').toBe(false);
+        // The row as SQLite stored it (PAN, CVV, month, year in consecutive cells) is gone too.
+        expect(bytes.includes(`${secrets.pan}${secrets.cvv}`)).toBe(false);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -13,7 +13,7 @@ export function setup(options: SandboxOptions = {}): { sandbox: Sandbox; ws: num
   return { sandbox, ws: seeded.workspace.id, token: seeded.token, tokenId: seeded.tokenId, clock };
 }
 
-/** A valid `POST /cards` body for the USD standard product (id 1: fee 5.00, minimum 10.00). */
+/** A valid `POST /cards` body for the USD standard product (id 1: fee 5.00, minimum 10.00, no custom billing address). */
 export function issueBody(overrides: Partial<CreateCardBody> = {}): CreateCardBody {
   return { card_product_id: 1, initial_topup_amount: '100.00', cardholder_first_name: 'Ada', cardholder_last_name: 'Lovelace', ...overrides };
 }
@@ -22,8 +22,20 @@ export function issueBody(overrides: Partial<CreateCardBody> = {}): CreateCardBo
 export function issueActiveCard(sandbox: Sandbox, ws: number, overrides: Partial<CreateCardBody> = {}): string {
   const order = sandbox.cards.create(ws, issueBody(overrides));
   sandbox.advance(1000);
-  if (sandbox.orders.get(ws, order.uuid).status !== 'completed') throw new Error('issue did not complete');
-  return order.related_card_uuid!;
+  const done = sandbox.orders.get(ws, order.uuid);
+  // D29: the new card is named by the completed order, not by the 202.
+  if (done.status !== 'completed' || done.related_card_uuid === null) throw new Error('issue did not complete');
+  return done.related_card_uuid;
+}
+
+/**
+ * The uuid of the workspace's newest card. A pending issue order does not name its card (D29), but tests of
+ * `pending_issue` and `issue_failed` cards need it; the card itself is listed from the start.
+ */
+export function newestCard(sandbox: Sandbox, ws: number): string {
+  const card = sandbox.cards.list(ws, { per_page: 1 }).data[0];
+  if (card === undefined) throw new Error('the workspace has no card');
+  return card.uuid;
 }
 
 /** Calls `fn` and returns the SandboxError it throws (fails when it does not throw). */

@@ -87,9 +87,12 @@ describe('purchase lifelines (contract 3.3)', () => {
       ['card.transaction.captured', 'capture'],
       ['card.transaction.refunded', 'refund'],
     ]);
-    // The event carries exactly the row the list shows.
+    // The event carries exactly the row the list showed then; since, the authorization followed its hold (D30).
     const pushed = sandbox.events.since(mark).map((e) => e.data.transaction);
-    expect(pushed).toEqual(sandbox.cards.listTransactions(ws, card).data.reverse());
+    const listed = sandbox.cards.listTransactions(ws, card).data.reverse();
+    expect(listed[0]).toEqual({ ...auth, status: 'posted', posted_at: capture.posted_at });
+    expect(pushed).toEqual([auth, ...listed.slice(1)]);
+    expect(sandbox.cards.listTransactions(ws, card, { status: 'pending' }).meta.total).toBe(0);
     expect(sandbox.events.since(mark)[0]!.data).toEqual({ card_uuid: card, pan_last4: detail.pan_last4, transaction: auth });
     expect(sandbox.admin.audit()).toEqual([]);
     expect(conformance(sandbox, ws, card)).toEqual([]);
@@ -105,6 +108,9 @@ describe('purchase lifelines (contract 3.3)', () => {
     expect(balances(sandbox, ws, card)).toEqual({ card_balance: '100.00', held_amount: '0.00', available_balance: '100.00' });
     expect(sandbox.ledger.list(ws).meta.total).toBe(ledgerBefore);
     expect(bills(sandbox, ws, card)[0]).toMatchObject({ status: 'reversed', authorized_amount: null, settled_amount: null });
+    // D30: the authorization row follows its hold.
+    expect(sandbox.cards.listTransactions(ws, card, { type: 'authorization' }).data).toEqual([{ ...auth, status: 'reversed', posted_at: reversal.posted_at }]);
+    expect(sandbox.cards.listTransactions(ws, card, { status: 'pending' }).meta.total).toBe(0);
     for (const again of [() => sandbox.simulate.capture(ws, auth.supplier_txn_id), () => sandbox.simulate.reverse(ws, auth.supplier_txn_id), () => sandbox.simulate.refund(ws, auth.supplier_txn_id)]) {
       expect(catchError(again)).toMatchObject({ status: 409, code: 'card.state_conflict' });
     }
@@ -122,7 +128,24 @@ describe('purchase lifelines (contract 3.3)', () => {
     expect(catchError(() => sandbox.simulate.capture(ws, probe.supplier_txn_id))).toMatchObject({ status: 409 });
     const events = sandbox.events.since(0).length;
     clock.advance(7 * 86_400_000);
-    expect(bills(sandbox, ws, card)[0]).toMatchObject({ status: 'expired', authorized_amount: null, lines: [probe] });
+    expect(bills(sandbox, ws, card)[0]).toMatchObject({ status: 'expired', authorized_amount: null });
+    expect(sandbox.events.since(0)).toHaveLength(events);
+  });
+
+  it('the row of an expired probe reads reversed once the sandbox ran its expiry, and pushes nothing (D30)', () => {
+    const { sandbox, ws } = setup();
+    const card = issueActiveCard(sandbox, ws);
+    const probe = sandbox.simulate.authorize(ws, card, { amount: '0.00' });
+    const hold = sandbox.simulate.authorize(ws, card, { amount: '10.00' });
+    const events = sandbox.events.since(0).length;
+    sandbox.advance(7 * 86_400_000 - 1);
+    expect(sandbox.cards.listTransactions(ws, card, { status: 'pending' }).data.map((r) => r.uuid).sort()).toEqual([probe.uuid, hold.uuid].sort());
+    sandbox.advance(1);
+    const expiredAt = new Date(Date.parse(probe.occurred_at!) + 7 * 86_400_000).toISOString();
+    expect(sandbox.cards.listTransactions(ws, card, { status: 'reversed' }).data).toEqual([{ ...probe, status: 'reversed', posted_at: expiredAt }]);
+    // A real hold never expires silently: it stays pending until captured or reversed.
+    expect(sandbox.cards.listTransactions(ws, card, { status: 'pending' }).data).toEqual([hold]);
+    expect(bills(sandbox, ws, card).find((b) => b.lines[0]?.uuid === probe.uuid)).toMatchObject({ status: 'expired' });
     expect(sandbox.events.since(0)).toHaveLength(events);
   });
 
@@ -150,8 +173,8 @@ describe('purchase lifelines (contract 3.3)', () => {
     const other = issueActiveCard(sandbox, ws);
     sandbox.risk.freeze(ws, other, { origin: 'issuer', reason: 'Issuer fraud check' });
     expect(sandbox.simulate.authorize(ws, other, { amount: '1.00' })).toMatchObject({ type: 'decline', decline_reason: 'card_frozen' });
-    sandbox.cards.unfreeze(ws, other);
-    sandbox.advance(1000);
+    // D27: the workspace cannot lift the issuer's freeze, but it can close the card.
+    expect(catchError(() => sandbox.cards.unfreeze(ws, other))).toMatchObject({ status: 409, code: 'card.state_conflict' });
     sandbox.cards.close(ws, other);
     expect(sandbox.simulate.authorize(ws, other, { amount: '1.00' })).toMatchObject({ type: 'decline', decline_reason: 'card_frozen' });
     sandbox.advance(5000);

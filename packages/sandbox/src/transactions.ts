@@ -299,6 +299,11 @@ export function createSimulateService(ctx: Context): SimulateService {
     }
   };
 
+  /** D30: a row that opened something (a hold, a chargeback) takes the status of its outcome, stamped now. */
+  const settleOpenRow = (row: TxnRow, status: 'posted' | 'reversed'): void => {
+    ctx.db.prepare(`UPDATE card_transactions SET status = ?, posted_at = ? WHERE id = ? AND status = 'pending'`).run(status, ctx.nowIso(), row.id);
+  };
+
   /** Merchant leg of a follow-up row: given, or the authorization's rate applied to `amount`. */
   const followUpLeg = (p: Purchase, amount: Money, given: Money | undefined): { merchant_amount: string; fx_rate: string | null } => {
     const base = p.capture ?? p.auth!;
@@ -434,6 +439,7 @@ export function createSimulateService(ctx: Context): SimulateService {
         setCard(ctx, p.card.uuid, { lifetime_spend_amount: fmt(money(p.card.lifetime_spend_amount).plus(amount)) });
         // The whole hold goes, also on a partial capture: the rest is released with it.
         releaseHold(loadCard(ctx, p.card.uuid)!, auth.amount);
+        settleOpenRow(auth, 'posted');
         return insertRow(loadCard(ctx, p.card.uuid)!, {
           supplier_txn_id: auth.supplier_txn_id,
           type: 'capture',
@@ -457,6 +463,7 @@ export function createSimulateService(ctx: Context): SimulateService {
         if (auth === undefined || p.capture !== undefined || p.reversal !== undefined) throw stateConflict(`The purchase ${supplierTxnId} has no open hold to reverse.`);
         if (money(auth.amount).isZero()) throw stateConflict('A verification probe holds nothing; it expires without a reversal.');
         releaseHold(p.card, auth.amount);
+        settleOpenRow(auth, 'reversed');
         return insertRow(loadCard(ctx, p.card.uuid)!, {
           supplier_txn_id: auth.supplier_txn_id,
           type: 'reversal',
@@ -551,6 +558,7 @@ export function createSimulateService(ctx: Context): SimulateService {
         const opened = p.chargebackOpen;
         if (opened === undefined || p.chargebackResolved !== undefined) throw stateConflict(`The purchase ${supplierTxnId} has no open chargeback.`);
         if (outcome === 'cardholder') creditBack(p, money(opened.amount), 'card_spend_reversal', 'Chargeback resolved for the cardholder');
+        settleOpenRow(opened, 'posted');
         return insertRow(loadCard(ctx, p.card.uuid)!, {
           supplier_txn_id: opened.supplier_txn_id,
           type: 'chargeback_resolved',
@@ -589,8 +597,9 @@ export function toBill(rows: TxnRow[], nowMs: number, probeExpiryMs: number): Co
   else if (refunds.length > 0) status = 'refunded';
   else if (capture !== undefined) status = 'settled';
   else if (of('reversal') !== undefined) status = 'reversed';
-  // Only zero-amount probes expire, silently (3.3); real holds always end in a capture or reversal.
-  else if (auth !== undefined && money(auth.amount).isZero() && nowMs - Date.parse(auth.occurred_at) >= probeExpiryMs) status = 'expired';
+  // Only zero-amount probes expire, silently (3.3); real holds always end in a capture or reversal. The scheduler
+  // marks an expired probe's row `reversed` (D30); the time check covers a read that comes before that run.
+  else if (auth !== undefined && money(auth.amount).isZero() && (auth.status === 'reversed' || nowMs - Date.parse(auth.occurred_at) >= probeExpiryMs)) status = 'expired';
   else status = 'authorized';
 
   // The settled row, when there is one, carries the final amount and merchant leg.

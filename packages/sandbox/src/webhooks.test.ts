@@ -259,8 +259,12 @@ describe('card.issued.secrets', () => {
     const outputs: unknown[] = [];
     sandbox.events.onEvent((e) => outputs.push(e));
     const cards = [issueActiveCard(sandbox, ws), issueActiveCard(sandbox, ws, { card_product_id: 2, initial_topup_amount: '50.00' })];
+    // Held only until the event is encrypted: read them now, to compare with what the receiver decrypts.
+    const held = new Map(cards.map((card) => [card, sandbox.secrets.forCard(card)]));
     const run = await sandbox.deliveries.runDue();
     expect(run.secretsEvents).toBe(2);
+    for (const card of cards) expect(catchError(() => sandbox.secrets.forCard(card))).toMatchObject({ status: 404 });
+    expect(sandbox.db.prepare('SELECT COUNT(*) AS n FROM card_secrets').get()).toEqual({ n: 0 });
 
     const secretsEvents = receiver.received.filter((r) => r.event.event === 'card.issued.secrets');
     expect(secretsEvents).toHaveLength(2);
@@ -274,7 +278,7 @@ describe('card.issued.secrets', () => {
       expect(data.key_fingerprint).toBe(fingerprint);
       expect(data.key_fingerprint).toBe(await publicKeyFingerprint(privatePem));
       const decrypted = await decryptCardSecrets(data.secrets_jwe, { [fingerprint]: privatePem }, { keyFingerprint: data.key_fingerprint });
-      expect(decrypted).toEqual(sandbox.secrets.forCard(data.card_uuid));
+      expect(decrypted).toEqual(held.get(data.card_uuid));
       expect(luhn(decrypted.pan)).toBe(true);
       expect(decrypted.expiry_month).toMatch(/^(0[1-9]|1[0-2])$/);
       const card = sandbox.cards.get(ws, data.card_uuid);
@@ -306,7 +310,7 @@ describe('card.issued.secrets', () => {
     const everything = JSON.stringify(outputs);
     expect(everything).not.toMatch(/"(pan|cvv|expiry_month|expiry_year)"/);
     for (const card of cards) {
-      const secrets = sandbox.secrets.forCard(card);
+      const secrets = held.get(card)!;
       expect(everything).not.toContain(secrets.pan);
       // The hidden middle digits as a run of their own; inside a hex uuid, token or JWE they are chance, not a leak.
       expect(everything).not.toMatch(new RegExp(`(?<![0-9a-f])${secrets.pan.slice(6, 12)}(?![0-9a-f])`, 'i'));
