@@ -142,7 +142,9 @@ async function apply(op: Op, client: CardApiClient, workspaceId: number, cards: 
       case 'issue': {
         if (op.fail) sandbox.admin.failNextOrder('next-issue', 'supplier5xx');
         const order = await client.cards.create(issueBody({ initial_topup_amount: op.amount }));
-        if (order.related_card_uuid) cards.push(order.related_card_uuid);
+        // D29: the 202 does not name the new card; the sandbox lists it from the start (newest first).
+        const issued = sandbox.cards.list(workspaceId, { per_page: 1 }).data[0];
+        if (issued !== undefined && !cards.includes(issued.uuid)) cards.push(issued.uuid);
         // Sometimes let the card become active before the next operation, so that spend and close find it usable.
         if (op.wait) await client.orders.wait(order.uuid, FAST_WAIT).catch(() => undefined);
         return;

@@ -297,7 +297,14 @@ describe('card lifecycle end to end (contract section 1, steps 1-9)', () => {
     // GET /cards/{uuid}/transactions: the same rows, each equal to its webhook's transaction.
     const listed = await all(client.cards.listTransactions(cardUuid, { per_page: 5 }));
     expect(listed.map((r) => r.uuid).sort()).toEqual(rows.map((r) => r.uuid).sort());
-    for (const r of listed) expect(r).toEqual(byUuid.get(r.uuid)!.data.transaction);
+    /** The row as it reads now: its webhook's transaction, and for an authorization the status of its hold since (D30). */
+    const current = (uuid: string): CardTransaction => {
+      const pushed = byUuid.get(uuid)!.data.transaction;
+      if (pushed.type !== 'authorization') return pushed;
+      const end = rows.find((x) => x.supplier_txn_id === pushed.supplier_txn_id && (x.type === 'capture' || x.type === 'reversal'));
+      return end === undefined ? pushed : { ...pushed, status: end.type === 'capture' ? 'posted' : 'reversed', posted_at: end.posted_at };
+    };
+    for (const r of listed) expect(r).toEqual(current(r.uuid));
 
     // GET /cards/{uuid}/consumption-bills: one bill per purchase, display rules of 2.6.
     const bills = await all(client.cards.listConsumptionBills(cardUuid));
@@ -307,7 +314,7 @@ describe('card lifecycle end to end (contract section 1, steps 1-9)', () => {
       const bill = bills.find((b) => b.lines.some((l) => l.uuid === uuids[0]));
       expect(bill, `the bill of ${name}`).toBeDefined();
       expect(bill!.lines.map((l) => l.uuid).sort()).toEqual(uuids);
-      for (const line of bill!.lines) expect(line).toEqual(byUuid.get(line.uuid)!.data.transaction);
+      for (const line of bill!.lines) expect(line).toEqual(current(line.uuid));
       return bill!;
     };
     expect(billOf('coffee')).toMatchObject({ kind: 'purchase', status: 'settled', amount: '25.00', currency: 'USD', authorized_amount: null, settled_amount: '25.00', merchant_amount: '25.00', merchant_currency: 'USD', fx_rate: null, decline_reason: null });

@@ -30,10 +30,10 @@ function consumer(dir: string, moduleResolution: 'node16' | 'bundler'): void {
   writeFileSync(
     path.join(dir, 'consumer.ts'),
     [
-      "import { CardApiClient, CardStatusValues, type Card, type Order } from './card-api/index.js';",
+      "import { CardApiClient, CardStatusValues, type AcceptedOrder, type Card } from './card-api/index.js';",
       "const api = new CardApiClient({ token: 'ws_sk_x', baseUrl: 'http://localhost:4010/api/v1' });",
       'export async function flow(): Promise<Card[]> {',
-      "  const order: Order = await api.cards.create({ card_product_id: 1, initial_topup_amount: '10.00', cardholder_first_name: 'A', cardholder_last_name: 'B' });",
+      "  const order: AcceptedOrder = await api.cards.create({ card_product_id: 1, initial_topup_amount: '10.00', cardholder_first_name: 'A', cardholder_last_name: 'B' });",
       '  await api.orders.wait(order.uuid, { intervalMs: 2000 });',
       '  const cards: Card[] = [];',
       '  for await (const card of api.cards.list({ status: [CardStatusValues[1]] })) cards.push(card);',

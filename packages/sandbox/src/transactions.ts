@@ -300,8 +300,9 @@ export function createSimulateService(ctx: Context): SimulateService {
   };
 
   /** D30: a row that opened something (a hold, a chargeback) takes the status of its outcome, stamped now. */
-  const settleOpenRow = (row: TxnRow, status: 'posted' | 'reversed'): void => {
-    ctx.db.prepare(`UPDATE card_transactions SET status = ?, posted_at = ? WHERE id = ? AND status = 'pending'`).run(status, ctx.nowIso(), row.id);
+  const settleOpenRow = (row: TxnRow, status: 'posted' | 'reversed', outcome: CardTransaction): CardTransaction => {
+    ctx.db.prepare(`UPDATE card_transactions SET status = ?, posted_at = ? WHERE id = ? AND status = 'pending'`).run(status, outcome.posted_at ?? outcome.occurred_at, row.id);
+    return outcome;
   };
 
   /** Merchant leg of a follow-up row: given, or the authorization's rate applied to `amount`. */
@@ -439,8 +440,7 @@ export function createSimulateService(ctx: Context): SimulateService {
         setCard(ctx, p.card.uuid, { lifetime_spend_amount: fmt(money(p.card.lifetime_spend_amount).plus(amount)) });
         // The whole hold goes, also on a partial capture: the rest is released with it.
         releaseHold(loadCard(ctx, p.card.uuid)!, auth.amount);
-        settleOpenRow(auth, 'posted');
-        return insertRow(loadCard(ctx, p.card.uuid)!, {
+        const captured = insertRow(loadCard(ctx, p.card.uuid)!, {
           supplier_txn_id: auth.supplier_txn_id,
           type: 'capture',
           status: 'posted',
@@ -453,6 +453,7 @@ export function createSimulateService(ctx: Context): SimulateService {
           decline_reason: null,
           posted: true,
         });
+        return settleOpenRow(auth, 'posted', captured);
       });
     },
 
@@ -463,8 +464,7 @@ export function createSimulateService(ctx: Context): SimulateService {
         if (auth === undefined || p.capture !== undefined || p.reversal !== undefined) throw stateConflict(`The purchase ${supplierTxnId} has no open hold to reverse.`);
         if (money(auth.amount).isZero()) throw stateConflict('A verification probe holds nothing; it expires without a reversal.');
         releaseHold(p.card, auth.amount);
-        settleOpenRow(auth, 'reversed');
-        return insertRow(loadCard(ctx, p.card.uuid)!, {
+        const reversal = insertRow(loadCard(ctx, p.card.uuid)!, {
           supplier_txn_id: auth.supplier_txn_id,
           type: 'reversal',
           status: 'reversed',
@@ -478,6 +478,7 @@ export function createSimulateService(ctx: Context): SimulateService {
           decline_reason: null,
           posted: true,
         });
+        return settleOpenRow(auth, 'reversed', reversal);
       });
     },
 
@@ -558,8 +559,7 @@ export function createSimulateService(ctx: Context): SimulateService {
         const opened = p.chargebackOpen;
         if (opened === undefined || p.chargebackResolved !== undefined) throw stateConflict(`The purchase ${supplierTxnId} has no open chargeback.`);
         if (outcome === 'cardholder') creditBack(p, money(opened.amount), 'card_spend_reversal', 'Chargeback resolved for the cardholder');
-        settleOpenRow(opened, 'posted');
-        return insertRow(loadCard(ctx, p.card.uuid)!, {
+        const resolved = insertRow(loadCard(ctx, p.card.uuid)!, {
           supplier_txn_id: opened.supplier_txn_id,
           type: 'chargeback_resolved',
           status: 'posted',
@@ -574,6 +574,7 @@ export function createSimulateService(ctx: Context): SimulateService {
           posted: true,
           resolution: outcome,
         });
+        return settleOpenRow(opened, 'posted', resolved);
       });
     },
   };

@@ -107,7 +107,7 @@ describe('@card-api/server over the spec', () => {
     expect(res.status).toBe(422);
     expect(res.json.error.errors).toEqual({
       card_product_id: ['Must be at least 1.'],
-      initial_topup_amount: ['Must match the pattern ^(0|[1-9][0-9]*)(\\.[0-9]{1,8})?$.'],
+      initial_topup_amount: ['Must match the pattern ^(0|[1-9][0-9]*)(\\.[0-9]{1,2})?$.'],
       'billing_address.country': ['Must match the pattern ^[A-Z]{2}$.'],
     });
   });

@@ -1656,7 +1656,7 @@ export interface components {
     headers: {
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
-        /** @description The per-minute request ceiling that applies to this token (or, before a token is known, to the caller's IP). Sent on every answer, errors included. */
+        /** @description The per-minute request ceiling that applies to this token. Sent on every answer to an authenticated request, errors included (and on any other answer the rate limiter counted). */
         "X-RateLimit-Limit": number;
         /** @description Requests left in the current minute. */
         "X-RateLimit-Remaining": number;
