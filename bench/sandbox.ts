@@ -56,15 +56,16 @@ async function serve(): Promise<void> {
   const token = sandbox.admin.createToken(workspaceId, { name: 'bench', abilities: [...ABILITIES] }).token;
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const issue = { card_product_id: 1, initial_topup_amount: '100000.00', cardholder_first_name: 'Ada', cardholder_last_name: 'Lovelace' };
-  const accepted = (await (await fetch(`${running.baseUrl}/cards`, { method: 'POST', headers, body: JSON.stringify(issue) })).json()) as { data: { related_card_uuid: string } };
-  const cardUuid = accepted.data.related_card_uuid;
-  // Wait for the card to be active so that the read is of a settled card.
-  let card: unknown;
-  for (let i = 0; i < 200; i++) {
-    card = await (await fetch(`${running.baseUrl}/cards/${cardUuid}`, { headers })).json();
-    if ((card as { data: { status: string } }).data.status === 'active') break;
-    await new Promise((r) => setTimeout(r, 20));
+  const accepted = (await (await fetch(`${running.baseUrl}/cards`, { method: 'POST', headers, body: JSON.stringify(issue) })).json()) as { data: { uuid: string } };
+  // The issue's order names the card once it completed (D29); then the read is of a settled, active card.
+  let cardUuid: string | null = null;
+  for (let i = 0; i < 200 && cardUuid === null; i++) {
+    const polled = (await (await fetch(`${running.baseUrl}/orders/${accepted.data.uuid}`, { headers })).json()) as { data: { status: string; related_card_uuid: string | null } };
+    if (polled.data.status === 'completed') cardUuid = polled.data.related_card_uuid;
+    else await new Promise((r) => setTimeout(r, 20));
   }
+  if (cardUuid === null) throw new Error('the bench card was not issued');
+  const card: unknown = await (await fetch(`${running.baseUrl}/cards/${cardUuid}`, { headers })).json();
   const order = (await (await fetch(`${running.baseUrl}/cards`, { method: 'POST', headers: { ...headers, 'x-idempotency-key': 'bench-sample' }, body: ISSUE })).json()) as unknown;
   const authorization = (await (await fetch(`${running.origin}/sandbox/cards/${cardUuid}/authorizations`, { method: 'POST', headers, body: AUTHORIZE })).json()) as unknown;
 

@@ -1408,7 +1408,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The idempotency key was already used with a different request body (`idempotency.key_reused`). */
+        /** @description The idempotency key was already used within 24 hours for a different request - another endpoint, card or body (`idempotency.key_reused`). */
         IdempotencyConflict: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1541,8 +1541,9 @@ export interface components {
         };
         /**
          * @description The card's state forbids the action (`card.state_conflict`: a double freeze, an unfreeze of a card that is
-         *     not frozen, anything on a closed or closing card), or the idempotency key was already used with a
-         *     different request body (`idempotency.key_reused`).
+         *     not frozen or was frozen by platform risk or the issuer, anything on a closed or closing card), or the
+         *     idempotency key was already used for a different request - another endpoint, card or body
+         *     (`idempotency.key_reused`).
          */
         StateConflict: {
             headers: {
