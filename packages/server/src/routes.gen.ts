@@ -752,6 +752,7 @@ export const componentSchemas: JsonSchema = {
         type: { $ref: 'card-api.json#/$defs/OrderType' },
         status: { $ref: 'card-api.json#/$defs/OrderStatus' },
         related_card_uuid: { type: ['string', 'null'], format: 'uuid' },
+        related_card_id: { type: ['string', 'null'], format: 'uuid' },
         held_amount: { $ref: 'card-api.json#/$defs/DecimalString' },
         currency: { $ref: 'card-api.json#/$defs/CurrencyCode' },
         created_at: { type: 'string', format: 'date-time' },

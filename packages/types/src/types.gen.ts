@@ -1224,6 +1224,12 @@ export interface components {
             held_amount: components["schemas"]["DecimalString"];
             /**
              * Format: uuid
+             * @deprecated
+             * @description Same value as `related_card_uuid`, under the older name of the contract's 202 example (D8); the sandbox does not send it in order reads. Read `related_card_uuid`.
+             */
+            related_card_id?: string | null;
+            /**
+             * Format: uuid
              * @description The related card; null for an `issue_card` order until it completes (and for good when it fails).
              */
             related_card_uuid: string | null;
