@@ -9,7 +9,7 @@ import { ApiError } from './errors.js';
 import { createCardApiPlugin, type CardApiOptions } from './plugin.js';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { cardApiServerOptions } from './server-options.js';
+import { cardApiServerOptions, type CardApiServerOptions } from './server-options.js';
 import type { ApiDefinition, AuthResult, JsonSchema, RouteDefinition } from './types.js';
 
 
@@ -151,7 +151,7 @@ afterEach(async () => {
 async function start(
   overrides: Partial<CardApiOptions<unknown, TestAuth>> = {},
   handlers: Record<string, (input: Record<string, unknown>) => unknown> = {},
-  serverOptions: Record<string, unknown> = {},
+  serverOptions: Partial<CardApiServerOptions> = {},
 ) {
   const calls: Calls = [];
   const logs: string[] = [];
