@@ -568,12 +568,13 @@ describe('errors raised before the plugin runs, with cardApiServerOptions() (D28
     expect(Object.keys(res.json.error.errors)).toEqual(['uuid']);
   });
 
-  it('answers bad percent-encoding 422 in the D2 shape', async () => {
+  it('answers bad percent-encoding 404 api.not_found in the D2 shape, on a route or not', async () => {
     const { base } = await start({}, {}, cardApiServerOptions());
-    const res = await raw(base, 'GET', '/api/v1/things/%zz', { authorization: 'Bearer reader' });
-    expect(res.status).toBe(422);
-    expectD2(res, 'validation.failed');
-    expect(res.json.error.errors.path).toEqual(['The URL is not valid percent-encoding.']);
+    for (const target of ['/api/v1/things/%zz', '/api/v1/things/%E0%A4%A/touch', '/api/v1/%zz/nothing']) {
+      const res = await raw(base, 'GET', target, { authorization: 'Bearer reader' });
+      expect(res.status, target).toBe(404);
+      expectD2(res, 'api.not_found');
+    }
   });
 
   it('answers oversized headers 431 and a malformed request 400 in the D2 shape', async () => {

@@ -188,6 +188,7 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
 
     for (const route of api.routes) {
       const handler = handlers[route.operationId] as RuntimeHandler;
+      const hasBody = route.schema.body !== undefined;
       const { response, ...parts } = route.schema;
       instance.route({
         method: route.method,
@@ -198,6 +199,10 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
           validators.request(schema as Record<string, unknown>, httpPart as RequestPart, { optional: httpPart === 'body' && !route.bodyRequired }),
         onRequest: async (request, reply) => {
           routeOf.set(request, route);
+          // An operation that takes no body ignores whatever was sent (Fastify then skips parsing, and Node
+          // discards the bytes), rather than refusing an unreadable body with a status the operation does not
+          // document.
+          if (!hasBody) for (const name of ['content-type', 'content-length', 'transfer-encoding']) delete request.headers[name];
           const token = bearerToken(request.headers.authorization);
           // An `authenticate` may refuse by throwing an ApiError (the sandbox's frozen workspace); that refusal,
           // like every other, is counted against the IP below before it is sent.

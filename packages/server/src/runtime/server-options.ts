@@ -46,7 +46,9 @@ export interface CardApiServerOptions {
 export function frameworkErrorAnswer(error: { code?: string }): { status: number; code: string; message: string; fields?: Record<string, string[]> } {
   switch (error.code) {
     case 'FST_ERR_BAD_URL':
-      return { status: 422, code: 'validation.failed', message: 'The request is invalid.', fields: { path: ['The URL is not valid percent-encoding.'] } };
+      // The router cannot decode the path, so it cannot tell which route, if any, it names: like any path no
+      // route takes, a 404 (every operation with a path parameter documents it).
+      return { status: 404, code: 'api.not_found', message: 'No route: the URL is not valid percent-encoding.' };
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return { status: 422, code: 'validation.failed', message: 'The request is invalid.', fields: { path: ['A path parameter is too long.'] } };
     default:
@@ -77,8 +79,8 @@ export function rawErrorResponse(status: number, body: ErrorBody): string {
 
 /**
  * Fastify server options for an app serving `cardApi`: a router that accepts long path parameters (the schema
- * refuses them with a 422 instead), `frameworkErrors` that answers a URL the router cannot decode with a 422 in
- * the D2 shape, and a `clientErrorHandler` that answers what Node's parser refuses (oversized headers 431,
+ * refuses them with a 422 instead), `frameworkErrors` that answers a URL the router cannot decode with 404
+ * `api.not_found` in the D2 shape, and a `clientErrorHandler` that answers what Node's parser refuses (oversized headers 431,
  * malformed requests 400) in the D2 shape with an `X-Request-Id`.
  */
 export function cardApiServerOptions(options: CardApiServerOptionsInput = {}): CardApiServerOptions {
