@@ -6,7 +6,41 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+/** Options of the served document. */
+export interface DocsOptions {
+  /**
+   * The URL to put in the served document's `servers` (so that "Try it out" on the page calls this server),
+   * from the request that fetched it; for example `(request) => `${requestOrigin(request)}/api/v1``. Absent:
+   * the document is served as written.
+   */
+  serverUrl?: (request: FastifyRequest) => string;
+}
+
+/** `http://host:port` as the caller reached this server (the Host header; the protocol Fastify sees). */
+export function requestOrigin(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`;
+}
+
+/**
+ * The document with its top-level `servers` replaced by one entry for `url`. Works on the YAML text (the
+ * block from `servers:` to the next top-level key), so that the rest of the document is served byte for byte.
+ */
+export function withServerUrl(openapiYaml: string, url: string): string {
+  const lines = openapiYaml.split('\n');
+  const start = lines.indexOf('servers:');
+  const entry = ['servers:', `  - url: ${JSON.stringify(url)}`, '    description: This server, as the request for this document reached it.'];
+  if (start === -1) {
+    const at = lines.findIndex((line) => /^(security|tags|paths):/.test(line));
+    lines.splice(at === -1 ? lines.length : at, 0, ...entry);
+    return lines.join('\n');
+  }
+  let end = start + 1;
+  while (end < lines.length && (lines[end] === '' || /^[\s-]/.test(lines[end] ?? ''))) end += 1;
+  lines.splice(start, end - start, ...entry);
+  return lines.join('\n');
+}
 
 /** The assets the page needs, with their content types. Nothing else in the package is served. */
 const ASSETS: Readonly<Record<string, string>> = {
@@ -55,12 +89,21 @@ function initScript(specUrl: string): string {
 }
 
 /** Registers the spec and docs routes on an (already prefixed) instance. They need no token. */
-export function registerDocs(instance: FastifyInstance, options: { title: string; openapiYaml: string }): void {
+export function registerDocs(instance: FastifyInstance, options: { title: string; openapiYaml: string } & DocsOptions): void {
   const prefix = instance.prefix;
   const cache = new Map<string, Buffer>();
+  // One rewritten document per server URL seen (a handful: the names the server is reached by).
+  const documents = new Map<string, string>();
+  const serverUrl = options.serverUrl;
 
-  instance.get('/openapi.yaml', async (_request, reply) => {
-    return reply.type('application/yaml; charset=utf-8').send(options.openapiYaml);
+  instance.get('/openapi.yaml', async (request, reply) => {
+    let text = options.openapiYaml;
+    if (serverUrl) {
+      const url = serverUrl(request);
+      text = documents.get(url) ?? withServerUrl(options.openapiYaml, url);
+      if (documents.size < 64) documents.set(url, text);
+    }
+    return reply.type('application/yaml; charset=utf-8').send(text);
   });
   instance.get('/docs', async (_request, reply) => {
     return reply.type('text/html; charset=utf-8').send(docsPage(options.title, prefix));

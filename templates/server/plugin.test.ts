@@ -7,6 +7,9 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from './errors.js';
 import { createCardApiPlugin, type CardApiOptions } from './plugin.js';
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
+import { cardApiServerOptions, type CardApiServerOptions } from './server-options.js';
 import type { ApiDefinition, AuthResult, JsonSchema, RouteDefinition } from './types.js';
 
 
@@ -145,7 +148,11 @@ afterEach(async () => {
   await Promise.all(apps.splice(0).map((app) => app.close()));
 });
 
-async function start(overrides: Partial<CardApiOptions<unknown, TestAuth>> = {}, handlers: Record<string, (input: Record<string, unknown>) => unknown> = {}) {
+async function start(
+  overrides: Partial<CardApiOptions<unknown, TestAuth>> = {},
+  handlers: Record<string, (input: Record<string, unknown>) => unknown> = {},
+  serverOptions: Partial<CardApiServerOptions> = {},
+) {
   const calls: Calls = [];
   const logs: string[] = [];
   const record = (operationId: string, fn: (input: Record<string, unknown>) => unknown) => (input: Record<string, unknown>) => {
@@ -161,7 +168,8 @@ async function start(overrides: Partial<CardApiOptions<unknown, TestAuth>> = {},
   };
   const all = Object.fromEntries(Object.entries({ ...defaults, ...handlers }).map(([id, fn]) => [id, record(id, fn)]));
   const app = Fastify({
-    logger: { level: 'error', stream: { write: (line: string) => void logs.push(line) } },
+    logger: { level: 'warn', stream: { write: (line: string) => void logs.push(line) } },
+    ...serverOptions,
   });
   apps.push(app);
   await app.register(createCardApiPlugin(fixtureApi), {
@@ -188,7 +196,7 @@ async function start(overrides: Partial<CardApiOptions<unknown, TestAuth>> = {},
     }
     return { status: res.status, headers: res.headers, text, json };
   };
-  return { app, call, calls, logs };
+  return { app, base, call, calls, logs };
 }
 
 describe('validation', () => {
@@ -367,7 +375,8 @@ describe('authentication and access (contract 5, D16)', () => {
     expect(res.status).toBe(status);
     expect(res.json.error.code).toBe(code);
     expect(res.headers.get('x-request-id')).toBe(res.json.error.request_id);
-    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    // Refused requests count against the IP (D29), so they carry the IP's counter.
+    expect(res.headers.get('x-ratelimit-limit')).toBe('600');
     expect(calls).toEqual([]);
   });
 
@@ -426,6 +435,32 @@ describe('rate limit (D5)', () => {
     expect(refused.headers.get('x-ratelimit-limit')).toBe('2');
   });
 
+  it('counts refused requests against the IP: guessing tokens ends in 429 (D29)', async () => {
+    const { call, calls } = await start({ rateLimit: { ipPerMinute: 3, now: () => 0 } });
+    for (const token of ['guess1', 'guess2', 'guess3']) {
+      const res = await call('GET', '/things', { token });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('x-ratelimit-remaining')).toBe(String(3 - Number(token.slice(-1))));
+    }
+    const refused = await call('GET', '/things', { token: 'guess4' });
+    expect([refused.status, refused.json.error.code, refused.headers.get('retry-after')]).toEqual([429, 'api.rate_limited', '60']);
+    // A valid token from the same IP is over the ceiling too; no handler ran.
+    expect((await call('GET', '/things', { token: 'reader' })).status).toBe(429);
+    expect((await call('GET', '/ping')).status).toBe(429);
+    expect(calls).toEqual([]);
+  });
+
+  it('counts a refusal thrown by authenticate against the IP', async () => {
+    const { call } = await start({
+      rateLimit: { ipPerMinute: 1, now: () => 0 },
+      authenticate: () => {
+        throw new ApiError(403, 'api.workspace_inactive', 'The workspace is frozen.');
+      },
+    });
+    expect((await call('GET', '/ping', { token: 'x' })).status).toBe(403);
+    expect((await call('GET', '/ping', { token: 'x' })).status).toBe(429);
+  });
+
   it('can be switched off', async () => {
     const { call } = await start({ rateLimit: false });
     const res = await call('GET', '/ping', { token: 'slow' });
@@ -460,5 +495,121 @@ describe('spec and docs', () => {
   it('can leave the docs out', async () => {
     const { call } = await start({ docs: false });
     expect((await call('GET', '/openapi.yaml')).json.error.code).toBe('api.not_found');
+  });
+});
+
+/** One raw HTTP/1.1 exchange, for methods and URLs fetch will not send. */
+function raw(base: string, method: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; json: any }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${base}${path}`, { method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, json: text === '' ? undefined : JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The D2 body with the request id of the X-Request-Id header. */
+function expectD2(res: { headers: Record<string, string | string[] | undefined>; json: any }, code: string): void {
+  expect(res.json?.error?.code).toBe(code);
+  expect(typeof res.json.error.message).toBe('string');
+  expect(res.json.error.request_id).toMatch(/^req_[0-9a-f]{32}$/);
+  expect(res.headers['x-request-id']).toBe(res.json.error.request_id);
+}
+
+describe('requests no operation takes (D28)', () => {
+  it.each(['QUERY', 'PROPFIND', 'DELETE', 'PUT'])('answers %s on a known path 404 api.not_found with Allow, without a token', async (method) => {
+    const { base, calls } = await start();
+    const res = await raw(base, method, '/api/v1/ping');
+    expect(res.status).toBe(404);
+    expectD2(res, 'api.not_found');
+    expect(res.headers.allow).toBe('GET, HEAD');
+    const things = await raw(base, method, `/api/v1/things/${UUID}`);
+    expect(things.status).toBe(404);
+    expect(things.headers.allow).toBe('GET, HEAD');
+    expect(calls).toEqual([]);
+  });
+
+  it('answers QUERY with a body, and any method on an unknown path, 404 without Allow', async () => {
+    const { base } = await start();
+    const res = await raw(base, 'QUERY', '/api/v1/nothing/here', { 'content-type': 'application/json' });
+    expect(res.status).toBe(404);
+    expectD2(res, 'api.not_found');
+    expect(res.headers.allow).toBeUndefined();
+    const bad = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${base}/api/v1/nothing`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (r) => {
+        r.resume();
+        resolve(r.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end('{not json');
+    });
+    expect(bad).toBe(404);
+  });
+
+  it('lists every method of a path with several operations', async () => {
+    const { base } = await start();
+    const res = await raw(base, 'PATCH', '/api/v1/things');
+    expect(res.headers.allow).toBe('GET, HEAD, POST');
+  });
+});
+
+describe('errors raised before the plugin runs, with cardApiServerOptions() (D28)', () => {
+  const long = (n: number) => 'a'.repeat(n);
+
+  it('lets a 200-character path parameter reach the schema: 422 naming the parameter', async () => {
+    const { base } = await start({}, {}, cardApiServerOptions());
+    const res = await raw(base, 'GET', `/api/v1/things/${long(200)}`, { authorization: 'Bearer reader' });
+    expect(res.status).toBe(422);
+    expectD2(res, 'validation.failed');
+    expect(Object.keys(res.json.error.errors)).toEqual(['uuid']);
+  });
+
+  it('answers bad percent-encoding 404 api.not_found in the D2 shape, on a route or not', async () => {
+    const { base } = await start({}, {}, cardApiServerOptions());
+    for (const target of ['/api/v1/things/%zz', '/api/v1/things/%E0%A4%A/touch', '/api/v1/%zz/nothing']) {
+      const res = await raw(base, 'GET', target, { authorization: 'Bearer reader' });
+      expect(res.status, target).toBe(404);
+      expectD2(res, 'api.not_found');
+    }
+  });
+
+  it('answers oversized headers 431 and a malformed request 400 in the D2 shape', async () => {
+    const { base } = await start({}, {}, cardApiServerOptions());
+    const big = await raw(base, 'GET', '/api/v1/ping', { 'x-big': long(20_000) });
+    expect(big.status).toBe(431);
+    expectD2(big, 'validation.failed');
+    const { port } = new URL(base);
+    const text = await new Promise<string>((resolve, reject) => {
+      let received = '';
+      const socket = connect(Number(port), '127.0.0.1', () => socket.write('FOO /api/v1/ping HTTP/1.1\r\nHost: x\r\n\r\n'));
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (received += chunk));
+      socket.on('close', () => resolve(received));
+      socket.on('error', reject);
+    });
+    expect(text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+    expect(body.error.code).toBe('validation.failed');
+    expect(text).toContain(`X-Request-Id: ${body.error.request_id}`);
+  });
+
+  it("warns at registration when the app keeps Fastify's 100-character maxParamLength", async () => {
+    const { logs } = await start();
+    expect(logs.join('')).toContain('cardApiServerOptions');
+    const tuned = await start({}, {}, cardApiServerOptions());
+    expect(tuned.logs.join('')).not.toContain('cardApiServerOptions');
+  });
+});
+
+describe('served document server URL', () => {
+  it('puts the given server URL in the served document', async () => {
+    const { call, base } = await start({ docs: { serverUrl: (request) => `http://${request.host}/api/v1` } });
+    const spec = await call('GET', '/openapi.yaml');
+    expect(spec.text).toContain(`servers:\n  - url: "${base}/api/v1"\n`);
+    expect(spec.text.startsWith('openapi: 3.1.0\ninfo:\n')).toBe(true);
   });
 });

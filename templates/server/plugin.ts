@@ -4,13 +4,15 @@
  * answers every error in the D2 shape with an `X-Request-Id`. The generated package binds it to the spec's
  * route table and handler types (`plugin.gen.ts`); this file knows nothing of a particular spec.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { bearerToken, checkAccess } from './auth.js';
-import { registerDocs } from './docs.js';
+import { registerDocs, type DocsOptions } from './docs.js';
+import { createFallbacks, type FallbackRoute } from './fallbacks.js';
 import { ApiError, errorBody, isApiError, type ErrorBody, type FieldErrors } from './errors.js';
 import { createMemoryRateLimiter, rateLimitHeaders, type RateLimiter } from './rate-limit.js';
+import { CARD_API_MAX_PARAM_LENGTH, newRequestId } from './server-options.js';
 import type { ApiDefinition, AuthResult, RouteDefinition } from './types.js';
 import { createSchemaValidators, splitCommaSeparated, toFieldErrors, type RequestPart } from './validation.js';
 
@@ -35,8 +37,8 @@ export interface CardApiOptions<Handlers = unknown, Auth extends AuthResult = Au
    */
   authenticate: (token: string, request: FastifyRequest) => Auth | null | Promise<Auth | null>;
   prefix?: string;
-  /** Serve `/openapi.yaml` and `/docs`. Default true. */
-  docs?: boolean;
+  /** Serve `/openapi.yaml` and `/docs` (default true); an object also sets the `servers` entry of the served document. */
+  docs?: boolean | DocsOptions;
   /** Per-minute ceilings, or false to switch rate limiting off. */
   rateLimit?: RateLimitOptions | false;
   /**
@@ -46,7 +48,10 @@ export interface CardApiOptions<Handlers = unknown, Auth extends AuthResult = Au
   responseValidation?: 'error' | 'log' | 'off';
   /** The id sent as `X-Request-Id` and in every error body. Default `req_` + 32 random hex digits. */
   requestId?: (request: FastifyRequest) => string;
-  /** Answer unknown routes under the prefix with 404 `api.not_found`. Default true. */
+  /**
+   * Answer unknown routes under the prefix, and known paths with a method they do not have, with 404
+   * `api.not_found` and an `Allow` header when the path exists (D28). Default true.
+   */
   notFound?: boolean;
 }
 
@@ -99,7 +104,7 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
     const requestIds = new WeakMap<FastifyRequest, string>();
     const auths = new WeakMap<FastifyRequest, AuthResult>();
     const routeOf = new WeakMap<FastifyRequest, RouteDefinition>();
-    const makeId = options.requestId ?? (() => `req_${randomUUID().replace(/-/g, '')}`);
+    const makeId = options.requestId ?? (() => newRequestId());
     const limits = options.rateLimit === false ? null : (options.rateLimit ?? {});
     const limiter = limits ? (limits.limiter ?? createMemoryRateLimiter({ ipPerMinute: limits.ipPerMinute, now: limits.now })) : null;
 
@@ -138,9 +143,27 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
       reply.header('x-request-id', id);
     });
 
+    // Unknown paths and methods under the prefix: every operation and documentation route, as full URLs.
+    const docsOn = options.docs !== false;
+    const known: FallbackRoute[] = api.routes.map((route) => ({ method: route.method, url: `${instance.prefix}${route.url}` }));
+    if (docsOn) for (const url of ['/openapi.yaml', '/docs', '/docs/init.js', '/docs/:asset']) known.push({ method: 'GET', url: `${instance.prefix}${url}` });
+    const fallbacks = createFallbacks(known, (request) => requestIds.get(request) ?? makeId(request));
+    const notFoundOn = options.notFound !== false;
+
+    // The app's router refuses a path parameter longer than its maxParamLength with Fastify's own 414 before
+    // this plugin runs; the app should be built with cardApiServerOptions() (D28).
+    const routerConfig = instance.initialConfig as { maxParamLength?: number; routerOptions?: { maxParamLength?: number } };
+    const maxParamLength = routerConfig.routerOptions?.maxParamLength ?? routerConfig.maxParamLength ?? 100;
+    if (maxParamLength < 128) {
+      instance.log.warn(`card-api: the Fastify app's maxParamLength is ${maxParamLength}; longer path parameters get Fastify's own 414. Create the app with Fastify({ ...cardApiServerOptions() }) (maxParamLength ${CARD_API_MAX_PARAM_LENGTH}).`);
+    }
+
     instance.setErrorHandler((error: FastifyError, request, reply) => {
       const requestId = requestIds.get(request) ?? null;
       try {
+        // A request no operation takes (QUERY without a content type, a body sent to an unknown path): its
+        // body does not matter, the answer is the not-found one.
+        if (notFoundOn && request.is404) return fallbacks.notFound(request, reply);
         if (isApiError(error)) return sendError(request, reply, error.status, error.toBody(requestId), { ...error.headers });
         if (error.validation) {
           const part = (error.validationContext ?? 'body') as RequestPart;
@@ -159,16 +182,13 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
       return reply.code(500).send(errorBody('api.internal_error', 'An unexpected error occurred.', requestId));
     });
 
-    if (options.notFound !== false) {
-      instance.setNotFoundHandler((request, reply) =>
-        sendError(request, reply, 404, errorBody('api.not_found', `No route ${request.method} ${request.url.split('?')[0] ?? ''}.`, requestIds.get(request) ?? null)),
-      );
-    }
+    if (notFoundOn) instance.setNotFoundHandler(fallbacks.notFound);
 
-    if (options.docs !== false) registerDocs(instance, { title: api.title, openapiYaml: api.openapiYaml });
+    if (docsOn) registerDocs(instance, { title: api.title, openapiYaml: api.openapiYaml, ...(typeof options.docs === 'object' ? options.docs : {}) });
 
     for (const route of api.routes) {
       const handler = handlers[route.operationId] as RuntimeHandler;
+      const hasBody = route.schema.body !== undefined;
       const { response, ...parts } = route.schema;
       instance.route({
         method: route.method,
@@ -179,20 +199,39 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
           validators.request(schema as Record<string, unknown>, httpPart as RequestPart, { optional: httpPart === 'body' && !route.bodyRequired }),
         onRequest: async (request, reply) => {
           routeOf.set(request, route);
+          // An operation that takes no body ignores whatever was sent (Fastify then skips parsing, and Node
+          // discards the bytes), rather than refusing an unreadable body with a status the operation does not
+          // document.
+          if (!hasBody) for (const name of ['content-type', 'content-length', 'transfer-encoding']) delete request.headers[name];
           const token = bearerToken(request.headers.authorization);
-          const auth = token === null ? null : await options.authenticate(token, request);
-          const denial = checkAccess(auth, route.abilities, request.ip);
-          if (denial || auth === null || token === null) {
-            throw new ApiError(denial?.status ?? 401, denial?.code ?? 'api.unauthenticated', denial?.message ?? 'The bearer token is missing or invalid.');
+          // An `authenticate` may refuse by throwing an ApiError (the sandbox's frozen workspace); that refusal,
+          // like every other, is counted against the IP below before it is sent.
+          let refusal: ApiError | null = null;
+          let auth: AuthResult | null = null;
+          try {
+            auth = token === null ? null : await options.authenticate(token, request);
+          } catch (error) {
+            if (!isApiError(error)) throw error;
+            refusal = error;
+          }
+          if (refusal === null) {
+            const denial = checkAccess(auth, route.abilities, request.ip);
+            if (denial || auth === null || token === null) {
+              refusal = new ApiError(denial?.status ?? 401, denial?.code ?? 'api.unauthenticated', denial?.message ?? 'The bearer token is missing or invalid.');
+            }
           }
           if (limiter && limits) {
-            const tokenKey = auth.rateLimitKey ?? createHash('sha256').update(token).digest('hex');
-            const decision = await limiter.consume({ tokenKey, tokenLimit: auth.rateLimitPerMinute ?? limits.defaultTokenPerMinute ?? 60, ip: request.ip });
+            // Every request counts against its IP, refused ones included, so that guessing tokens hits the
+            // per-IP ceiling (D29); only a usable token also counts against that token.
+            const tokenKey = refusal !== null || auth === null || token === null ? null : (auth.rateLimitKey ?? createHash('sha256').update(token).digest('hex'));
+            const tokenLimit = auth?.rateLimitPerMinute ?? limits.defaultTokenPerMinute ?? 60;
+            const decision = await limiter.consume({ tokenKey, tokenLimit, ip: request.ip });
             reply.headers(rateLimitHeaders(decision));
             if (!decision.allowed) {
               throw new ApiError(429, 'api.rate_limited', `Too many requests; retry in ${decision.retryAfter ?? 1} seconds.`);
             }
           }
+          if (refusal !== null || auth === null) throw refusal ?? new ApiError(401, 'api.unauthenticated', 'The bearer token is missing or invalid.');
           auths.set(request, auth);
         },
         ...(route.commaSeparatedQuery.length > 0

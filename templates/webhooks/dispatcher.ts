@@ -1,4 +1,4 @@
-import { createMemoryDedupeStore, type DedupeStore } from './dedupe.js';
+import { createMemoryDedupeStore, dedupeKey, type DedupeKey, type DedupeStore } from './dedupe.js';
 import { secretList } from './envelope.js';
 import { WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
 import type { EventForPattern, EventPattern, RawBody, WebhookEvent, WebhookSecrets } from './types.js';
@@ -11,7 +11,11 @@ export interface WebhookHandlerOptions<E extends WebhookEvent = WebhookEvent> {
   toleranceSec?: number;
   /** The receiver's clock (a `Date` or epoch milliseconds) for the timestamp check; default real time. For tests and replays. */
   now?: () => Date | number;
-  /** Where handled `event_id`s are recorded; default an in-memory store (24 h, 10 000 ids); `false` turns deduplication off. */
+  /**
+   * Where handled deliveries are recorded, by `event_id` or, without one, by the nested business uuid
+   * (`dedupeKey`); default an in-memory store remembering each for 24 h within 100 000 keys; `false` turns
+   * deduplication off.
+   */
   dedupe?: DedupeStore | false;
   /** How long a claim may stay unfinished before another delivery may run it. Default 60 s. */
   leaseMs?: number;
@@ -34,9 +38,10 @@ export interface WebhookHandlerOptions<E extends WebhookEvent = WebhookEvent> {
 export type WebhookResult<E extends WebhookEvent = WebhookEvent> =
   | { status: 200; outcome: 'handled' | 'ignored'; event: E }
   | { status: 200; outcome: 'unknown_event'; event: WebhookEvent }
-  | { status: 200; outcome: 'duplicate'; event_id: number }
+  /** `event_id`: the event's id, or the key derived from its business uuid when it has none (`dedupeKey`). */
+  | { status: 200; outcome: 'duplicate'; event_id: DedupeKey }
   | { status: 400; outcome: 'rejected'; reason: WebhookVerificationReason; message: string }
-  | { status: 409; outcome: 'in_flight'; event_id: number }
+  | { status: 409; outcome: 'in_flight'; event_id: DedupeKey }
   | { status: 500; outcome: 'failed'; event: E; error: unknown };
 
 /** An `order.completed` / `order.failed` event as `orders.wait` needs it. */
@@ -88,7 +93,7 @@ export function createDispatcher<E extends WebhookEvent>(verify: Verifier, optio
   const wildcards: { prefix: string; handler: Handler }[] = [];
   const orderListeners = new Set<(event: OrderEvent) => void>();
   // Same-process concurrent deliveries of one id wait for the first instead of asking the store.
-  const running = new Map<number, Promise<WebhookResult<E>>>();
+  const running = new Map<DedupeKey, Promise<WebhookResult<E>>>();
 
   function handlersFor(name: string): Handler[] {
     const list = exact.get(name) ?? [];
@@ -118,7 +123,7 @@ export function createDispatcher<E extends WebhookEvent>(verify: Verifier, optio
     }
   }
 
-  async function dedupeAndRun(event: E, id: number, s: DedupeStore): Promise<WebhookResult<E>> {
+  async function dedupeAndRun(event: E, id: DedupeKey, s: DedupeStore): Promise<WebhookResult<E>> {
     let claim;
     try {
       claim = await s.claim(id, leaseMs);
@@ -173,8 +178,8 @@ export function createDispatcher<E extends WebhookEvent>(verify: Verifier, optio
         throw error;
       }
       emitOrder(event);
-      const id = event.event_id;
-      if (!store || typeof id !== 'number') return run(event);
+      const id = store ? dedupeKey(event) : null;
+      if (!store || id === null) return run(event);
       const first = running.get(id);
       if (first) {
         const result = await first;

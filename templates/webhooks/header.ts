@@ -14,6 +14,12 @@ const malformed = (detail: string) =>
   new WebhookVerificationError('malformed_header', `X-Service-Signature is malformed (${detail}); expected "t=<unix seconds>,v1=<hex>"`);
 
 const HEX64 = /^[0-9a-f]{64}$/i;
+
+/**
+ * Most `v1` entries accepted in one header. The service sends one, a few during a secret rotation; more is
+ * not a delivery but an attempt to make the receiver compare many candidates.
+ */
+export const MAX_SIGNATURES = 16;
 const DIGITS = /^\d{1,15}$/;
 
 /**
@@ -44,7 +50,10 @@ export function parseSignatureHeader(header: string | null | undefined): ParsedS
       t = value;
     } else if (key === 'v1') {
       sawV1 = true;
-      if (HEX64.test(value)) signatures.push(value);
+      if (HEX64.test(value)) {
+        if (signatures.length === MAX_SIGNATURES) throw malformed(`more than ${MAX_SIGNATURES} v1 signatures`);
+        signatures.push(value);
+      }
     }
   }
   if (t === undefined || !DIGITS.test(t)) throw malformed('no unix timestamp t');

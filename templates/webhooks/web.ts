@@ -16,5 +16,14 @@ export type {
 } from './types.js';
 export { createWebhookHandler } from './handler-web.js';
 export type { OrderEvent, OrderEventSource, WebhookHandler, WebhookHandlerOptions, WebhookResult } from './dispatcher.js';
-export { createMemoryDedupeStore, type DedupeClaim, type DedupeStore, type MemoryDedupeOptions } from './dedupe.js';
-export { toFetchHandler } from './adapters/fetch.js';
+export {
+  createMemoryDedupeStore,
+  DEDUPE_MAX_ENTRIES,
+  DEDUPE_WINDOW_MS,
+  dedupeKey,
+  type DedupeClaim,
+  type DedupeKey,
+  type DedupeStore,
+  type MemoryDedupeOptions,
+} from './dedupe.js';
+export { toFetchHandler, type FetchAdapterOptions } from './adapters/fetch.js';

@@ -4,7 +4,10 @@
  * re-verifies its signature on its own; a fetch that keeps every raw REST body the client received; a
  * bounded poll; exact decimal helpers.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Decimal } from '@card-api/client';
 import { constructEvent, createWebhookHandler, type CardApiEvent, type WebhookHandler } from '@card-api/webhooks';
@@ -176,6 +179,8 @@ export interface RawResponse {
   url: string;
   status: number;
   body: string;
+  /** Prism's `sl-violations` header when the call went through a Prism proxy and it found any. */
+  violations?: string;
 }
 
 /** A fetch (for `CardApiClient` or the control client) that keeps every raw response body; the caller gets an untouched clone. */
@@ -183,7 +188,8 @@ export function recordingFetch(into: RawResponse[]): (input: RequestInfo | URL, 
   return async (input, init) => {
     const request = new Request(input, init);
     const response = await fetch(request);
-    into.push({ method: request.method, url: request.url, status: response.status, body: await response.clone().text() });
+    const violations = response.headers.get('sl-violations');
+    into.push({ method: request.method, url: request.url, status: response.status, body: await response.clone().text(), ...(violations === null ? {} : { violations }) });
     return response;
   };
 }
@@ -230,4 +236,51 @@ export function jsonLeaves(value: unknown, into: string[] = []): string[] {
   else if (value !== null && typeof value === 'object') for (const v of Object.values(value)) jsonLeaves(v, into);
   else if (typeof value === 'string' || typeof value === 'number') into.push(String(value));
   return into;
+}
+
+/** A Prism validation proxy (`prism proxy --errors`) in front of an upstream. */
+export interface PrismProxy {
+  /** The proxy's root: a spec path `/ping` is `<url>/ping`. */
+  readonly url: string;
+  /** Everything Prism printed, for failure messages. */
+  log(): string;
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = http.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * Starts `@stoplight/prism-cli` as a validating proxy: every request and response is checked against the
+ * document at `specUrl` (fetched from the sandbox, so its `servers` names the sandbox), and with `--errors`
+ * any violation becomes an error answer instead of a passed-through body. Resolves once Prism listens.
+ */
+export async function startPrism(specUrl: string, upstream: string, root: string): Promise<PrismProxy> {
+  const port = await freePort();
+  const bin = path.join(root, 'node_modules/.bin/prism');
+  const child = spawn(bin, ['proxy', '--errors', specUrl, upstream, '--host', '127.0.0.1', '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exited = once(child, 'exit');
+  await waitFor(`prism listening on ${port}`, () => {
+    if (child.exitCode !== null) throw new Error(`prism exited (${child.exitCode}): ${output}`);
+    return output.includes('Prism is listening');
+  }, { timeoutMs: 60_000, intervalMs: 50 });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    log: () => output,
+    close: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+  };
 }

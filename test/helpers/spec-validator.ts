@@ -11,7 +11,8 @@ import { SchemaValidator } from '../../packages/cli/src/verify/spec.js';
 import { SPEC_PATH } from './spec.js';
 
 export class SpecValidator extends SchemaValidator {
-  constructor(options: { strict?: boolean } = {}) {
-    super(parse(readFileSync(SPEC_PATH, 'utf8')) as Record<string, any>, options);
+  /** `yaml`: another document than the public spec (the bundled sandbox control document), as YAML text. */
+  constructor(options: { strict?: boolean; yaml?: string } = {}) {
+    super(parse(options.yaml ?? readFileSync(SPEC_PATH, 'utf8')) as Record<string, any>, options);
   }
 }

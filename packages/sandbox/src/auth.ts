@@ -59,9 +59,10 @@ export interface AuthService {
    * it may proceed. A request over either ceiling is refused and not counted. A ceiling of 0 is
    * none; with no ceiling at all the result reports {@link UNLIMITED} as limit and remaining.
    * The counters are in memory, per sandbox process, on the sandbox clock's minutes.
+   * @param tokenId null for a refused request (no usable token): it counts against the IP only (D29)
    * @param tokenCeiling the token's effective ceiling when the caller already has it (`AuthResult.rateLimitPerMinute`); else it is read
    */
-  checkRateLimit(tokenId: number, ip: string, tokenCeiling?: number): RateLimitResult;
+  checkRateLimit(tokenId: number | null, ip: string, tokenCeiling?: number): RateLimitResult;
   /**
    * The unrevoked token's id and workspace, whatever the workspace's status and the caller's IP; null for a
    * malformed, unknown or revoked token. For the sandbox's control API, which must reach a frozen workspace.
@@ -169,7 +170,8 @@ export function createAuthService(ctx: Context): AuthService {
     },
 
     checkRateLimit(tokenId, ip, tokenCeiling) {
-      const limits = { token: tokenCeiling ?? tokenLimit(tokenId), ip: ctx.options.ipRateLimitPerMinute };
+      // No token (a refused request, D29): only the IP's window counts (a token ceiling of 0 is none).
+      const limits = { token: tokenId === null ? 0 : (tokenCeiling ?? tokenLimit(tokenId)), ip: ctx.options.ipRateLimitPerMinute };
       const nowMs = ctx.nowMs();
       const current = Math.floor(nowMs / WINDOW_MS);
       if (current !== window) {
@@ -185,7 +187,7 @@ export function createAuthService(ctx: Context): AuthService {
       if (allowed) {
         used.token += 1;
         used.ip += 1;
-        counts.set(buckets.token, used.token);
+        if (tokenId !== null) counts.set(buckets.token, used.token);
         counts.set(buckets.ip, used.ip);
       }
       if (!bounded.token && !bounded.ip) return { allowed: true, limit: UNLIMITED, remaining: UNLIMITED, reset: Math.ceil(windowEnd / 1000), retryAfter: null, scope: 'token' };

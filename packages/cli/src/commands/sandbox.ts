@@ -1,9 +1,11 @@
 /**
  * `gen-card-api sandbox`: runs the stateful sandbox as a local HTTP service and prints its base URL and token
- * as shell assignments on stdout (`gen-card-api sandbox > sandbox.env &`, then `eval "$(cat sandbox.env)"`);
- * everything else goes to stderr.
+ * as shell assignments on stdout, and with `--env-out <path>` writes them to that file once the server
+ * listens (so a script can wait for the file); everything else goes to stderr. It stops on SIGINT, SIGTERM
+ * or SIGHUP, and when its parent process exits (`kill $!` on `npx gen-card-api sandbox &` stops npx, not
+ * the sandbox below it).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { RunningSandbox } from '@card-api/sandbox';
 
@@ -17,6 +19,7 @@ interface SandboxCommandOptions {
   rsaPublicKey?: string;
   rateLimit?: number;
   ipRateLimit?: number;
+  envOut?: string;
 }
 
 function httpUrl(value: string): string {
@@ -76,6 +79,9 @@ function nonNegativeInt(name: string, max: number): (value: string) => number {
 export async function runSandboxCommand(options: SandboxCommandOptions): Promise<void> {
   // Loaded here, not at the top, so that `gen-card-api --help` and the generators never load Fastify and SQLite.
   const { SandboxError, startSandbox } = await import('@card-api/sandbox');
+  // A file left by an earlier run must not be read as this run's: it is replaced only once the server listens.
+  if (options.envOut !== undefined) rmSync(options.envOut, { force: true });
+  const parentAtStart = process.ppid;
   const running: RunningSandbox = await startSandbox({
     port: options.port,
     host: options.host,
@@ -97,29 +103,44 @@ export async function runSandboxCommand(options: SandboxCommandOptions): Promise
     }
     throw error;
   }
-  process.stdout.write([`CARD_API_BASE_URL=${running.baseUrl}`, `CARD_API_TOKEN=${running.token ?? ''}`, ...extra, ''].join('\n'));
+  const envLines = [`CARD_API_BASE_URL=${running.baseUrl}`, `CARD_API_TOKEN=${running.token ?? ''}`, ...extra, ''].join('\n');
+  if (options.envOut !== undefined) {
+    // Written whole, then renamed: a reader polling for the file never sees half of it.
+    const partial = `${options.envOut}.${process.pid}.tmp`;
+    writeFileSync(partial, envLines, { mode: 0o600 });
+    renameSync(partial, options.envOut);
+  }
+  process.stdout.write(envLines);
   const where = options.db === undefined ? 'in memory (state is lost on exit)' : `in ${options.db}`;
   const token = running.tokenMinted ? (options.db === undefined ? 'a new token' : 'a new token (stored in the file; printed again on restart)') : 'the stored token from the file';
   console.error(`sandbox: listening on ${running.baseUrl} (docs ${running.baseUrl}/docs; control API ${running.origin}/sandbox/docs), state ${where}, ${token}; Ctrl-C to stop`);
 
   await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      console.error(`sandbox: ${signal}, closing`);
+    const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+    // The parent (npx, a shell) is gone when this process is re-parented: stop rather than hold the port.
+    const orphanCheck = setInterval(() => {
+      if (process.ppid !== parentAtStart) stop('parent exited');
+    }, 250);
+    orphanCheck.unref();
+    let stopping = false;
+    function stop(reason: NodeJS.Signals | 'parent exited'): void {
+      if (stopping) return;
+      stopping = true;
+      clearInterval(orphanCheck);
+      for (const signal of signals) process.off(signal, stop);
+      console.error(`sandbox: ${reason}, closing`);
       running.close().then(resolve, (error: unknown) => {
         console.error('sandbox: error while closing', error);
         process.exitCode = 1;
         resolve();
       });
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    }
+    for (const signal of signals) process.on(signal, stop);
   });
 }
 
 /**
- * Adds `sandbox [--port 4010] [--host 127.0.0.1] [--db <file>] [--latency <ms>] [--rate-limit <n>] [--ip-rate-limit <n>] [--webhook-url <url>] [--rsa-public-key <pem>]`
+ * Adds `sandbox [--port 4010] [--host 127.0.0.1] [--db <file>] [--latency <ms>] [--rate-limit <n>] [--ip-rate-limit <n>] [--webhook-url <url>] [--rsa-public-key <pem>] [--env-out <path>]`
  * to the program.
  *
  * @example
@@ -138,5 +159,7 @@ export function registerSandboxCommand(program: Command): void {
     .option('--ip-rate-limit <n>', 'requests per minute of one caller IP over all tokens (default 600; 0 = no limit)', nonNegativeInt('--ip-rate-limit', 1_000_000_000))
     .option('--webhook-url <url>', 'send every event to <url> (a restart on the same --db reuses its endpoint and secret); prints CARD_API_WEBHOOK_SECRET=... on stdout', httpUrl)
     .option('--rsa-public-key <pem>', 'upload an RSA public key (a PEM file, or the PEM text) so that card.issued.secrets is sent')
+    // Not `--env-file`: Node 20 reads that flag anywhere on its command line, the script's arguments included.
+    .option('--env-out <path>', 'also write the printed lines to <path> once the server listens (removed at start)')
     .action((opts: SandboxCommandOptions) => runSandboxCommand(opts));
 }

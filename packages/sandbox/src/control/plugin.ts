@@ -4,8 +4,7 @@
  * `/sandbox/openapi.yaml` and a reference page at `/sandbox/docs`. The document's paths already start with
  * `/sandbox`, so the routes are registered at the root and the docs and the not-found answer under `/sandbox`.
  */
-import { createCardApiPlugin, errorBody, registerDocs, type CardApiOptions } from '@card-api/server';
-import { randomUUID } from 'node:crypto';
+import { createCardApiPlugin, createFallbacks, registerDocs, requestOrigin, type CardApiOptions } from '@card-api/server';
 import type { FastifyInstance } from 'fastify';
 import type { Sandbox } from '../sandbox.js';
 import type { SandboxControlHandlers } from './handlers.gen.js';
@@ -17,6 +16,7 @@ import { openapiYaml } from './spec.gen.js';
 export const CONTROL_PREFIX = '/sandbox';
 
 const TITLE = 'Card Issuing Sandbox Control API';
+const DOCS_ROUTES = ['/openapi.yaml', '/docs', '/docs/init.js', '/docs/:asset'].map((url) => ({ method: 'GET', url: `${CONTROL_PREFIX}${url}` }));
 const plugin = createCardApiPlugin({ title: TITLE, routes, schemas: [componentSchemas], openapiYaml });
 
 /** Options of the generic control plugin, for a host that brings its own handlers. */
@@ -41,10 +41,13 @@ export async function registerSandboxControl(app: FastifyInstance, sandbox: Sand
   await app.register((instance) => plugin(instance, options as CardApiOptions<unknown, ControlAuth>));
   await app.register(
     async (instance) => {
-      registerDocs(instance, { title: TITLE, openapiYaml });
-      instance.setNotFoundHandler((request, reply) =>
-        reply.code(404).send(errorBody('api.not_found', `No route ${request.method} ${request.url.split('?')[0] ?? ''}.`, `req_${randomUUID().replace(/-/g, '')}`)),
-      );
+      // The served document names this server (its paths already start with /sandbox), for "Try it out".
+      registerDocs(instance, { title: TITLE, openapiYaml, serverUrl: requestOrigin });
+      // Unknown paths and methods under /sandbox: 404 `api.not_found` with `X-Request-Id` and, for a known path,
+      // `Allow` (D28); errors of those requests and of the docs routes get the same D2 shape.
+      const fallbacks = createFallbacks([...routes.map((route) => ({ method: route.method, url: route.url })), ...DOCS_ROUTES]);
+      instance.setNotFoundHandler(fallbacks.notFound);
+      instance.setErrorHandler(fallbacks.error);
     },
     { prefix: CONTROL_PREFIX },
   );

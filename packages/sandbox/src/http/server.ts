@@ -2,7 +2,7 @@
  * The sandbox as a running HTTP service: a Fastify app with the generated `cardApi` plugin under `/api/v1`
  * (docs at `/api/v1/docs`, spec at `/api/v1/openapi.yaml`) over one sandbox, listening on loopback by default.
  */
-import { cardApiFor } from '@card-api/server';
+import { cardApiFor, cardApiServerOptions, createFallbacks, requestOrigin } from '@card-api/server';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { registerSandboxControl } from '../control/plugin.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../sandbox.js';
@@ -139,15 +139,48 @@ function ensureWebhookEndpoint(sandbox: Sandbox, token: string, url: string): Sa
  * handlers, authentication and SQLite rate limiter. The caller owns both the app and the sandbox.
  */
 export async function buildSandboxApp(sandbox: Sandbox, options: { logger?: StartSandboxOptions['logger']; control?: boolean } = {}): Promise<FastifyInstance> {
-  const app = Fastify({ logger: options.logger ?? false });
+  // The server options the runtime recommends (D28): long path parameters reach the schemas, and what the
+  // router or Node's parser refuses is still answered in the D2 shape.
+  const app = Fastify({ logger: options.logger ?? false, ...cardApiServerOptions() });
+  registerCors(app);
+  const root = createFallbacks([]);
+  app.setNotFoundHandler(root.notFound);
+  app.setErrorHandler(root.error);
   await app.register(cardApiFor<SandboxAuth>(), {
     prefix: SANDBOX_PREFIX,
     handlers: sandboxHandlers(sandbox, { prefix: SANDBOX_PREFIX }),
     authenticate: sandboxAuthenticate(sandbox),
     rateLimit: { limiter: sandboxRateLimiter(sandbox) },
+    // The served document names this server, so that "Try it out" on the docs page calls it.
+    docs: { serverUrl: (request) => `${requestOrigin(request)}${SANDBOX_PREFIX}` },
   });
   if (options.control !== false) await registerSandboxControl(app, sandbox);
   return app;
+}
+
+/** Headers a browser page on another origin may send, and those it may read, on the sandbox's answers. */
+const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, X-Idempotency-Key';
+const CORS_EXPOSE_HEADERS = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After';
+
+/**
+ * CORS for the sandbox (a local tool, so any origin): every answer allows the caller's origin and exposes the
+ * request-id and rate-limit headers; a preflight `OPTIONS` is answered 204 before routing.
+ */
+function registerCors(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', CORS_EXPOSE_HEADERS);
+    if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
+      return reply
+        .code(204)
+        .headers({
+          'access-control-allow-methods': 'GET, HEAD, POST, PUT, PATCH, DELETE',
+          'access-control-allow-headers': CORS_ALLOW_HEADERS,
+          'access-control-max-age': '600',
+        })
+        .send();
+    }
+    return undefined;
+  });
 }
 
 /**

@@ -15,7 +15,18 @@ export {
   type RateLimitRequest,
 } from './rate-limit.js';
 export { createSchemaValidators, splitCommaSeparated, toFieldErrors, type RequestPart, type SchemaValidators, type Validator } from './validation.js';
-export { docsPage, registerDocs } from './docs.js';
+export { docsPage, registerDocs, requestOrigin, withServerUrl, type DocsOptions } from './docs.js';
+export { createFallbacks, type FallbackRoute, type Fallbacks } from './fallbacks.js';
+export {
+  CARD_API_MAX_PARAM_LENGTH,
+  cardApiServerOptions,
+  clientErrorAnswer,
+  frameworkErrorAnswer,
+  newRequestId,
+  rawErrorResponse,
+  type CardApiServerOptions,
+  type CardApiServerOptionsInput,
+} from './server-options.js';
 export type {
   ApiDefinition,
   AuthResult,

@@ -20,13 +20,17 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimitRequest {
-  /** Identifies the token (its `rateLimitKey`, else a hash of it); never the raw token. */
-  tokenKey: string;
+  /**
+   * Identifies the token (its `rateLimitKey`, else a hash of it); never the raw token. Null for a request that
+   * is refused (no token, an unknown one, a denied one): it counts against the IP only (D29).
+   */
+  tokenKey: string | null;
+  /** The token's ceiling; ignored when `tokenKey` is null. */
   tokenLimit: number;
   ip: string;
 }
 
-/** Counts one request against the token's and the IP's windows. */
+/** Counts one request against the IP's window and, when `tokenKey` is set, the token's. */
 export interface RateLimiter {
   consume(request: RateLimitRequest): RateLimitDecision | Promise<RateLimitDecision>;
 }
@@ -60,14 +64,15 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
         window = current;
         counts = new Map();
       }
-      const keys = { token: `t:${tokenKey}`, ip: `i:${normaliseIp(ip)}` };
-      const limits = { token: tokenLimit, ip: ipLimit };
-      const used = { token: counts.get(keys.token) ?? 0, ip: counts.get(keys.ip) ?? 0 };
+      const keys = { token: tokenKey === null ? null : `t:${tokenKey}`, ip: `i:${normaliseIp(ip)}` };
+      // Without a token only the IP's ceiling binds.
+      const limits = { token: keys.token === null ? Number.POSITIVE_INFINITY : tokenLimit, ip: ipLimit };
+      const used = { token: keys.token === null ? 0 : (counts.get(keys.token) ?? 0), ip: counts.get(keys.ip) ?? 0 };
       const allowed = used.token < limits.token && used.ip < limits.ip;
       if (allowed) {
         used.token += 1;
         used.ip += 1;
-        counts.set(keys.token, used.token);
+        if (keys.token !== null) counts.set(keys.token, used.token);
         counts.set(keys.ip, used.ip);
       }
       const left = { token: Math.max(0, limits.token - used.token), ip: Math.max(0, limits.ip - used.ip) };

@@ -20,4 +20,13 @@ export type {
 } from './types.js';
 export { createWebhookHandler } from './handler.js';
 export type { OrderEvent, OrderEventSource, WebhookHandler, WebhookHandlerOptions, WebhookResult } from './dispatcher.js';
-export { createMemoryDedupeStore, type DedupeClaim, type DedupeStore, type MemoryDedupeOptions } from './dedupe.js';
+export {
+  createMemoryDedupeStore,
+  DEDUPE_MAX_ENTRIES,
+  DEDUPE_WINDOW_MS,
+  dedupeKey,
+  type DedupeClaim,
+  type DedupeKey,
+  type DedupeStore,
+  type MemoryDedupeOptions,
+} from './dedupe.js';
