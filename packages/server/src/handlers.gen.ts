@@ -113,7 +113,6 @@ declare module './runtime/errors.js' {
     'api.insufficient_ability': true;
     'api.internal_error': true;
     'api.ip_not_allowed': true;
-    'api.method_not_allowed': true;
     'api.not_found': true;
     'api.rate_limited': true;
     'api.unauthenticated': true;

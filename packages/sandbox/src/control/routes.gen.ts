@@ -308,7 +308,6 @@ export const componentSchemas: JsonSchema = {
         'api.insufficient_ability',
         'api.rate_limited',
         'api.not_found',
-        'api.method_not_allowed',
         'api.internal_error',
         'wallet.insufficient_balance',
         'card.not_found',

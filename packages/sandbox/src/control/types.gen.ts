@@ -753,7 +753,7 @@ export interface components {
          * @description A namespaced error code; the HTTP status gives the class, the code the cause.
          * @enum {string}
          */
-        ErrorCode: "api.unauthenticated" | "api.workspace_inactive" | "api.ip_not_allowed" | "api.insufficient_ability" | "api.rate_limited" | "api.not_found" | "api.method_not_allowed" | "api.internal_error" | "wallet.insufficient_balance" | "card.not_found" | "order.not_found" | "card.state_conflict" | "idempotency.key_reused" | "validation.failed" | "card_product.unavailable";
+        ErrorCode: "api.unauthenticated" | "api.workspace_inactive" | "api.ip_not_allowed" | "api.insufficient_ability" | "api.rate_limited" | "api.not_found" | "api.internal_error" | "wallet.insufficient_balance" | "card.not_found" | "order.not_found" | "card.state_conflict" | "idempotency.key_reused" | "validation.failed" | "card_product.unavailable";
         /** @description The merchant of a card transaction. */
         Merchant: components["schemas"]["MerchantSummary"] & {
             /** @description Stable id of the canonical merchant, when known. */
@@ -2025,10 +2025,8 @@ export const ErrorCodeValues = [
   'api.insufficient_ability',
   /** 429 - per-minute ceiling of the token or the IP exceeded */
   'api.rate_limited',
-  /** 404 - no such route */
+  /** 404 - no such route, or the path without this method (`Allow` lists its methods) */
   'api.not_found',
-  /** 405 - the path exists but not with this method; `Allow` lists its methods */
-  'api.method_not_allowed',
   /** 5xx - unexpected failure; retry later, a write with the same idempotency key */
   'api.internal_error',
   /** 402 - the wallet cannot cover the hold */
