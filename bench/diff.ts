@@ -12,7 +12,7 @@ import { apiCompare } from 'api-smart-diff';
 import { parse, stringify } from 'yaml';
 import { runDiff } from '../generators/diff/index.js';
 import { buildModel, loadSpec } from '../generators/model/index.js';
-import { median, ratio, sample } from './lib.js';
+import { median, ratio, replicateOperations, sample } from './lib.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const OUT = path.join(ROOT, 'bench/.out');
@@ -45,24 +45,7 @@ const EDITS: Array<(d: any, r: (route: string) => string) => void> = [
   (d, r) => (d.paths[r('/cards')].get.parameters.find((p: any) => p.name === 'search').required = true),
 ];
 
-/** The card spec with its 15 operations replicated `copies` times (as bench/generate.ts does). */
-function synthetic(doc: any, copies: number): any {
-  const out = structuredClone(doc);
-  const paths: Record<string, any> = {};
-  for (let i = 0; i < copies; i += 1) {
-    for (const [route, item] of Object.entries<any>(doc.paths)) {
-      const copy = structuredClone(item);
-      for (const method of ['get', 'post']) {
-        if (!copy[method]) continue;
-        copy[method].operationId = `${copy[method].operationId}${i}`;
-        copy[method]['x-client'] = { ...copy[method]['x-client'], resource: `${copy[method]['x-client'].resource ?? 'meta'}${i}` };
-      }
-      paths[`/r${i}${route}`] = copy;
-    }
-  }
-  out.paths = paths;
-  return out;
-}
+const synthetic = replicateOperations;
 
 function write(name: string, doc: any): string {
   const file = path.join(OUT, name);

@@ -10,7 +10,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { parse, stringify } from 'yaml';
 import { TARGETS } from '../generators/index.js';
 import { buildModel, loadSpec } from '../generators/model/index.js';
-import { median, ratio, sample } from './lib.js';
+import { median, ratio, replicateOperations, sample } from './lib.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const OUT = path.join(ROOT, 'bench/.out');
@@ -27,20 +27,7 @@ async function peer(file: string): Promise<void> {
 
 /** The card spec with its 15 operations replicated `copies` times under distinct paths, ids and resources. */
 function synthetic(copies: number): string {
-  const doc = parse(readFileSync(path.join(ROOT, 'spec/openapi.yaml'), 'utf8'));
-  const paths: Record<string, any> = {};
-  for (let i = 0; i < copies; i += 1) {
-    for (const [route, item] of Object.entries<any>(doc.paths)) {
-      const copy = structuredClone(item);
-      for (const method of ['get', 'post']) {
-        if (!copy[method]) continue;
-        copy[method].operationId = `${copy[method].operationId}${i}`;
-        copy[method]['x-client'] = { ...copy[method]['x-client'], resource: `${copy[method]['x-client'].resource ?? 'meta'}${i}` };
-      }
-      paths[`/r${i}${route}`] = copy;
-    }
-  }
-  doc.paths = paths;
+  const doc = replicateOperations(parse(readFileSync(path.join(ROOT, 'spec/openapi.yaml'), 'utf8')), copies);
   const file = path.join(OUT, `synthetic-${copies * 15}.yaml`);
   writeFileSync(file, stringify(doc, { lineWidth: 0 }));
   return file;

@@ -19,3 +19,25 @@ export function median(values: number[]): number {
 export function ratio(ours: number, peer: number): string {
   return `${(ours / peer).toFixed(2)}x`;
 }
+
+/**
+ * An OpenAPI document with the operations of `doc` replicated `copies` times under distinct paths, operation ids
+ * and client resources: the synthetic large spec of bench/generate.ts and bench/diff.ts.
+ */
+export function replicateOperations(doc: any, copies: number): any {
+  const out = structuredClone(doc);
+  const paths: Record<string, any> = {};
+  for (let i = 0; i < copies; i += 1) {
+    for (const [route, item] of Object.entries<any>(doc.paths)) {
+      const copy = structuredClone(item);
+      for (const method of ['get', 'post']) {
+        if (!copy[method]) continue;
+        copy[method].operationId = `${copy[method].operationId}${i}`;
+        copy[method]['x-client'] = { ...copy[method]['x-client'], resource: `${copy[method]['x-client'].resource ?? 'meta'}${i}` };
+      }
+      paths[`/r${i}${route}`] = copy;
+    }
+  }
+  out.paths = paths;
+  return out;
+}
