@@ -1,7 +1,7 @@
 /**
  * Answers for requests no operation takes: an unknown path, or a known path with a method it does not have
  * (`QUERY /ping`, `DELETE /ping`). Both are `404 api.not_found` in the D2 shape (D6) with an `X-Request-Id`;
- * when the path exists with other methods, an `Allow` header lists them (D28). Any error raised while such a
+ * when the path exists with other methods, an `Allow` header lists them (D36). Any error raised while such a
  * request is read (Fastify refuses a `QUERY` without a content type, a body that is not JSON) gets the same
  * answer: the request names no operation, so nothing about its body matters.
  */

@@ -375,7 +375,7 @@ describe('authentication and access (contract 5, D16)', () => {
     expect(res.status).toBe(status);
     expect(res.json.error.code).toBe(code);
     expect(res.headers.get('x-request-id')).toBe(res.json.error.request_id);
-    // Refused requests count against the IP (D29), so they carry the IP's counter.
+    // Refused requests count against the IP (D37), so they carry the IP's counter.
     expect(res.headers.get('x-ratelimit-limit')).toBe('600');
     expect(calls).toEqual([]);
   });
@@ -435,7 +435,7 @@ describe('rate limit (D5)', () => {
     expect(refused.headers.get('x-ratelimit-limit')).toBe('2');
   });
 
-  it('counts refused requests against the IP: guessing tokens ends in 429 (D29)', async () => {
+  it('counts refused requests against the IP: guessing tokens ends in 429 (D37)', async () => {
     const { call, calls } = await start({ rateLimit: { ipPerMinute: 3, now: () => 0 } });
     for (const token of ['guess1', 'guess2', 'guess3']) {
       const res = await call('GET', '/things', { token });
@@ -520,7 +520,7 @@ function expectD2(res: { headers: Record<string, string | string[] | undefined>;
   expect(res.headers['x-request-id']).toBe(res.json.error.request_id);
 }
 
-describe('requests no operation takes (D28)', () => {
+describe('requests no operation takes (D36)', () => {
   it.each(['QUERY', 'PROPFIND', 'DELETE', 'PUT'])('answers %s on a known path 404 api.not_found with Allow, without a token', async (method) => {
     const { base, calls } = await start();
     const res = await raw(base, method, '/api/v1/ping');
@@ -557,7 +557,7 @@ describe('requests no operation takes (D28)', () => {
   });
 });
 
-describe('errors raised before the plugin runs, with cardApiServerOptions() (D28)', () => {
+describe('errors raised before the plugin runs, with cardApiServerOptions() (D36)', () => {
   const long = (n: number) => 'a'.repeat(n);
 
   it('lets a 200-character path parameter reach the schema: 422 naming the parameter', async () => {

@@ -3,7 +3,7 @@
  * any plugin runs (the router cannot decode the URL, a path parameter is longer than the router allows, Node's
  * HTTP parser refuses the request), so Fastify answers them with its own body unless the app is told
  * otherwise; a plugin cannot change these app-level options. With them, every answer the server can shape has
- * the D2 body and an `X-Request-Id` (D28).
+ * the D2 body and an `X-Request-Id` (D36).
  *
  * @example
  * const app = Fastify({ logger: true, ...cardApiServerOptions() });

@@ -2,7 +2,7 @@
  * The webhook runtime's bounds: the WebCrypto path computes one HMAC per secret whatever the number of `v1`
  * entries, a header may carry at most 16 of them, the fetch adapter refuses bodies over `maxBodyBytes`, and
  * the default dedupe store remembers for 24 h (within a memory bound) and falls back to the business uuid
- * when an event has no numeric `event_id` (D30).
+ * when an event has no numeric `event_id` (D38).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cardFrozen, orderCompleted, transactionEvent, type TestEvent } from './__fixtures__/events.js';
@@ -84,7 +84,7 @@ describe('toFetchHandler maxBodyBytes', () => {
   });
 });
 
-describe('default dedupe window (D30)', () => {
+describe('default dedupe window (D38)', () => {
   it('remembers a handled id for 24 h even after 20 000 later events, then forgets it', () => {
     let now = 0;
     const store = createMemoryDedupeStore({ now: () => now });
@@ -109,7 +109,7 @@ describe('default dedupe window (D30)', () => {
   });
 });
 
-describe('dedupeKey: the business uuid when there is no event_id (D30)', () => {
+describe('dedupeKey: the business uuid when there is no event_id (D38)', () => {
   const noId = <T extends { event_id?: unknown }>(event: T) => ({ ...event, event_id: undefined });
 
   it('uses event_id when numeric, else transaction.uuid, order_uuid, or card_uuid with the event time', () => {

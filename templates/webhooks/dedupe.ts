@@ -16,7 +16,7 @@ function text(value: unknown): string | undefined {
 
 /**
  * The key a delivery is deduplicated by. The numeric `event_id` when present (stable across redeliveries,
- * contract section 6.1); otherwise the nested business uuid the section suggests (D30):
+ * contract section 6.1); otherwise the nested business uuid the section suggests (D38):
  * - `card.transaction.*`: `transaction.uuid` (one row, one event; receivers upsert by it, section 6.5);
  * - `order.completed` / `order.failed`: `order_uuid` (an order ends once);
  * - `card.issued.secrets`: `card_uuid` (a card is issued once);

@@ -5,7 +5,7 @@
  * bodies, no or a wrong token), and any method on any path. Every answer must be
  * - a status the operation documents, with the documented body (strict: no undeclared field), or
  * - for a method and path no operation takes (or a URL that cannot be decoded), `404 api.not_found` in the D2
- *   body (D28);
+ *   body (D36);
  * never a 5xx, and every error carries `X-Request-Id` equal to its `request_id`.
  */
 import { request as httpRequest } from 'node:http';

@@ -59,7 +59,7 @@ export interface AuthService {
    * it may proceed. A request over either ceiling is refused and not counted. A ceiling of 0 is
    * none; with no ceiling at all the result reports {@link UNLIMITED} as limit and remaining.
    * The counters are in memory, per sandbox process, on the sandbox clock's minutes.
-   * @param tokenId null for a refused request (no usable token): it counts against the IP only (D29)
+   * @param tokenId null for a refused request (no usable token): it counts against the IP only (D37)
    * @param tokenCeiling the token's effective ceiling when the caller already has it (`AuthResult.rateLimitPerMinute`); else it is read
    */
   checkRateLimit(tokenId: number | null, ip: string, tokenCeiling?: number): RateLimitResult;
@@ -170,7 +170,7 @@ export function createAuthService(ctx: Context): AuthService {
     },
 
     checkRateLimit(tokenId, ip, tokenCeiling) {
-      // No token (a refused request, D29): only the IP's window counts (a token ceiling of 0 is none).
+      // No token (a refused request, D37): only the IP's window counts (a token ceiling of 0 is none).
       const limits = { token: tokenId === null ? 0 : (tokenCeiling ?? tokenLimit(tokenId)), ip: ctx.options.ipRateLimitPerMinute };
       const nowMs = ctx.nowMs();
       const current = Math.floor(nowMs / WINDOW_MS);

@@ -44,7 +44,7 @@ export async function registerSandboxControl(app: FastifyInstance, sandbox: Sand
       // The served document names this server (its paths already start with /sandbox), for "Try it out".
       registerDocs(instance, { title: TITLE, openapiYaml, serverUrl: requestOrigin });
       // Unknown paths and methods under /sandbox: 404 `api.not_found` with `X-Request-Id` and, for a known path,
-      // `Allow` (D28); errors of those requests and of the docs routes get the same D2 shape.
+      // `Allow` (D36); errors of those requests and of the docs routes get the same D2 shape.
       const fallbacks = createFallbacks([...routes.map((route) => ({ method: route.method, url: route.url })), ...DOCS_ROUTES]);
       instance.setNotFoundHandler(fallbacks.notFound);
       instance.setErrorHandler(fallbacks.error);

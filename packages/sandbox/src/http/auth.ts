@@ -62,7 +62,7 @@ export function sandboxAuthenticate(sandbox: Sandbox): (token: string, request: 
 export function sandboxRateLimiter(sandbox: Sandbox): RateLimiter {
   return {
     consume({ tokenKey, tokenLimit, ip }) {
-      // A refused request (no usable token) counts against the IP only (D29).
+      // A refused request (no usable token) counts against the IP only (D37).
       if (tokenKey === null) return sandbox.auth.checkRateLimit(null, ip);
       const tokenId = Number(tokenKey);
       if (!Number.isSafeInteger(tokenId)) throw new TypeError(`sandbox rate limiter: token key ${tokenKey} is not a token id`);

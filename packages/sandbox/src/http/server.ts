@@ -139,7 +139,7 @@ function ensureWebhookEndpoint(sandbox: Sandbox, token: string, url: string): Sa
  * handlers, authentication and SQLite rate limiter. The caller owns both the app and the sandbox.
  */
 export async function buildSandboxApp(sandbox: Sandbox, options: { logger?: StartSandboxOptions['logger']; control?: boolean } = {}): Promise<FastifyInstance> {
-  // The server options the runtime recommends (D28): long path parameters reach the schemas, and what the
+  // The server options the runtime recommends (D36): long path parameters reach the schemas, and what the
   // router or Node's parser refuses is still answered in the D2 shape.
   const app = Fastify({ logger: options.logger ?? false, ...cardApiServerOptions() });
   registerCors(app);

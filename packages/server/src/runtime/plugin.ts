@@ -51,7 +51,7 @@ export interface CardApiOptions<Handlers = unknown, Auth extends AuthResult = Au
   requestId?: (request: FastifyRequest) => string;
   /**
    * Answer unknown routes under the prefix, and known paths with a method they do not have, with 404
-   * `api.not_found` and an `Allow` header when the path exists (D28). Default true.
+   * `api.not_found` and an `Allow` header when the path exists (D36). Default true.
    */
   notFound?: boolean;
 }
@@ -152,7 +152,7 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
     const notFoundOn = options.notFound !== false;
 
     // The app's router refuses a path parameter longer than its maxParamLength with Fastify's own 414 before
-    // this plugin runs; the app should be built with cardApiServerOptions() (D28).
+    // this plugin runs; the app should be built with cardApiServerOptions() (D36).
     const routerConfig = instance.initialConfig as { maxParamLength?: number; routerOptions?: { maxParamLength?: number } };
     const maxParamLength = routerConfig.routerOptions?.maxParamLength ?? routerConfig.maxParamLength ?? 100;
     if (maxParamLength < 128) {
@@ -223,7 +223,7 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
           }
           if (limiter && limits) {
             // Every request counts against its IP, refused ones included, so that guessing tokens hits the
-            // per-IP ceiling (D29); only a usable token also counts against that token.
+            // per-IP ceiling (D37); only a usable token also counts against that token.
             const tokenKey = refusal !== null || auth === null || token === null ? null : (auth.rateLimitKey ?? createHash('sha256').update(token).digest('hex'));
             const tokenLimit = auth?.rateLimitPerMinute ?? limits.defaultTokenPerMinute ?? 60;
             const decision = await limiter.consume({ tokenKey, tokenLimit, ip: request.ip });

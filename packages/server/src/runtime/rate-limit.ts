@@ -22,7 +22,7 @@ export interface RateLimitDecision {
 export interface RateLimitRequest {
   /**
    * Identifies the token (its `rateLimitKey`, else a hash of it); never the raw token. Null for a request that
-   * is refused (no token, an unknown one, a denied one): it counts against the IP only (D29).
+   * is refused (no token, an unknown one, a denied one): it counts against the IP only (D37).
    */
   tokenKey: string | null;
   /** The token's ceiling; ignored when `tokenKey` is null. */
