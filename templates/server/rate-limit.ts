@@ -35,7 +35,7 @@ export interface RateLimiter {
 }
 
 export interface MemoryRateLimiterOptions {
-  /** Ceiling per IP per minute, whatever the token. Default 600. */
+  /** Ceiling per IP per minute, whatever the token; 0 for none. Default 600. */
   ipPerMinute?: number;
   /** Milliseconds since the epoch; inject a fake clock in tests. */
   now?: () => number;
@@ -43,11 +43,19 @@ export interface MemoryRateLimiterOptions {
 
 const WINDOW_MS = 60_000;
 
+/** What `limit` and `remaining` report when neither the token nor the IP has a ceiling (both 0). */
+export const UNLIMITED = 2_147_483_647;
+
+/** The in-memory limiter answers at once. */
+export interface MemoryRateLimiter extends RateLimiter {
+  consume(request: RateLimitRequest): RateLimitDecision;
+}
+
 /**
  * A fixed one-minute window per token and per IP, in memory. A request over either ceiling is refused and not
  * counted, so a client that backs off as told by `Retry-After` gets its full ceiling in the next window.
  */
-export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): RateLimiter {
+export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): MemoryRateLimiter {
   const ipLimit = options.ipPerMinute ?? 600;
   const now = options.now ?? Date.now;
   let window = -1;
@@ -64,8 +72,9 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
         counts = new Map();
       }
       const keys = { token: tokenKey === null ? null : `t:${tokenKey}`, ip: `i:${normaliseIp(ip)}` };
-      // Without a token only the IP's ceiling binds.
-      const limits = { token: keys.token === null ? Number.POSITIVE_INFINITY : tokenLimit, ip: ipLimit };
+      // Without a token only the IP's ceiling binds; a ceiling of 0 is none.
+      const bound = (ceiling: number): number => (ceiling > 0 ? ceiling : Number.POSITIVE_INFINITY);
+      const limits = { token: keys.token === null ? Number.POSITIVE_INFINITY : bound(tokenLimit), ip: bound(ipLimit) };
       const used = { token: keys.token === null ? 0 : (counts.get(keys.token) ?? 0), ip: counts.get(keys.ip) ?? 0 };
       const allowed = used.token < limits.token && used.ip < limits.ip;
       if (allowed) {
@@ -74,10 +83,13 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
         if (keys.token !== null) counts.set(keys.token, used.token);
         counts.set(keys.ip, used.ip);
       }
+      const windowEnd = (current + 1) * WINDOW_MS;
+      if (limits.token === Number.POSITIVE_INFINITY && limits.ip === Number.POSITIVE_INFINITY) {
+        return { allowed: true, limit: UNLIMITED, remaining: UNLIMITED, reset: Math.ceil(windowEnd / 1000), retryAfter: null, scope: 'token' };
+      }
       const left = { token: Math.max(0, limits.token - used.token), ip: Math.max(0, limits.ip - used.ip) };
       // The IP binds when it has less left, or when it is the ceiling that refused this request.
       const scope = left.ip < left.token || (!allowed && used.ip >= limits.ip && used.token < limits.token) ? 'ip' : 'token';
-      const windowEnd = (current + 1) * WINDOW_MS;
       return {
         allowed,
         limit: limits[scope],

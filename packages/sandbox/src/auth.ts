@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ipAllowed, normaliseIp, parseCidr } from '@card-api/server';
+import { createMemoryRateLimiter, ipAllowed, normaliseIp, parseCidr, UNLIMITED } from '@card-api/server';
 import type { Context } from './context.js';
 import { SandboxError } from './errors.js';
 import { ABILITIES, type Ability, type Workspace, type WorkspaceStatus } from './types.js';
@@ -70,8 +70,6 @@ export interface AuthService {
   resolveToken(token: string | undefined | null): { tokenId: number; workspace: Workspace } | null;
 }
 
-const WINDOW_MS = 60_000;
-
 /** Token values kept resolved between writes (see `lookup`). */
 const TOKEN_CACHE_LIMIT = 1000;
 
@@ -83,7 +81,7 @@ interface ResolvedToken {
 }
 
 /** What `X-RateLimit-Limit` and `X-RateLimit-Remaining` say when no ceiling applies (both limits set to 0 = none). */
-export const UNLIMITED = 2_147_483_647;
+export { UNLIMITED };
 
 interface TokenRow {
   id: number;
@@ -136,10 +134,10 @@ export function createAuthService(ctx: Context): AuthService {
     return found;
   };
 
-  // Rate counters live in memory (D5 windows of one sandbox-clock minute): counting a request must not cost a
-  // disk write. A restart starts every window afresh, which only ever lets a client through earlier.
-  let window = -1;
-  let counts = new Map<string, number>();
+  // Rate counters live in memory (D5 windows of one sandbox-clock minute), in the server runtime's own limiter:
+  // counting a request must not cost a disk write. A restart starts every window afresh, which only ever lets a
+  // client through earlier.
+  const limiter = createMemoryRateLimiter({ ipPerMinute: ctx.options.ipRateLimitPerMinute, now: () => ctx.nowMs() });
 
   return {
     authenticate(token, ip) {
@@ -170,37 +168,9 @@ export function createAuthService(ctx: Context): AuthService {
     },
 
     checkRateLimit(tokenId, ip, tokenCeiling) {
-      // No token (a refused request, D37): only the IP's window counts (a token ceiling of 0 is none).
-      const limits = { token: tokenId === null ? 0 : (tokenCeiling ?? tokenLimit(tokenId)), ip: ctx.options.ipRateLimitPerMinute };
-      const nowMs = ctx.nowMs();
-      const current = Math.floor(nowMs / WINDOW_MS);
-      if (current !== window) {
-        // Only the current window's counts are kept (the sandbox clock may jump any number of windows).
-        window = current;
-        counts = new Map();
-      }
-      const windowEnd = (current + 1) * WINDOW_MS;
-      const buckets = { token: `t:${tokenId}`, ip: `i:${normaliseIp(ip)}` } as const;
-      const used = { token: counts.get(buckets.token) ?? 0, ip: counts.get(buckets.ip) ?? 0 };
-      const bounded = { token: limits.token > 0, ip: limits.ip > 0 };
-      const allowed = (!bounded.token || used.token < limits.token) && (!bounded.ip || used.ip < limits.ip);
-      if (allowed) {
-        used.token += 1;
-        used.ip += 1;
-        if (tokenId !== null) counts.set(buckets.token, used.token);
-        counts.set(buckets.ip, used.ip);
-      }
-      if (!bounded.token && !bounded.ip) return { allowed: true, limit: UNLIMITED, remaining: UNLIMITED, reset: Math.ceil(windowEnd / 1000), retryAfter: null, scope: 'token' };
-      const left = { token: bounded.token ? Math.max(0, limits.token - used.token) : Infinity, ip: bounded.ip ? Math.max(0, limits.ip - used.ip) : Infinity };
-      const scope = left.ip < left.token ? 'ip' : 'token';
-      return {
-        allowed,
-        limit: limits[scope],
-        remaining: left[scope],
-        reset: Math.ceil(windowEnd / 1000),
-        retryAfter: allowed ? null : Math.max(1, Math.ceil((windowEnd - nowMs) / 1000)),
-        scope,
-      };
+      // No token (a refused request, D37): only the IP's window counts.
+      const tokenKey = tokenId === null ? null : String(tokenId);
+      return limiter.consume({ tokenKey, tokenLimit: tokenId === null ? 0 : (tokenCeiling ?? tokenLimit(tokenId)), ip });
     },
   };
 }

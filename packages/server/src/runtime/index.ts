@@ -9,6 +9,8 @@ export { bearerToken, checkAccess, hasAbility, ipAllowed, normaliseIp, parseCidr
 export {
   createMemoryRateLimiter,
   rateLimitHeaders,
+  UNLIMITED,
+  type MemoryRateLimiter,
   type MemoryRateLimiterOptions,
   type RateLimitDecision,
   type RateLimiter,
