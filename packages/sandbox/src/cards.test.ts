@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Sandbox } from './sandbox.js';
 import { catchError, issueActiveCard, issueBody, newestCard, setup } from './test-support.js';
+import { fmt, money } from './money.js';
 import type { LedgerRow } from './types.js';
 
 /** All ledger rows of the workspace, oldest first. */
@@ -440,5 +441,53 @@ describe('capability flags (D31)', () => {
     const card = issueActiveCard(sandbox, ws);
     expect(sandbox.cards.get(ws, card).supports_freeze).toBe(false);
     expect(catchError(() => sandbox.cards.freeze(ws, card))).toMatchObject({ status: 409, code: 'card.state_conflict' });
+  });
+});
+
+describe('card read', () => {
+  it('answers the stored row, field by field, for a card with a hold, an address and a freeze', () => {
+    const { sandbox, ws } = setup();
+    const address = { line1: '5 Main St', line2: null, city: 'Austin', state: 'TX', postal_code: '73301', country: 'US' };
+    const uuid = issueActiveCard(sandbox, ws, { card_product_id: 2, initial_topup_amount: '50.00', billing_address: address });
+    // An open authorization: a hold on the card, so that available_balance differs from card_balance.
+    sandbox.simulate.authorize(ws, uuid, { amount: '12.34' });
+    sandbox.cards.freeze(ws, uuid, { reason: 'read test' });
+    sandbox.advance(1000);
+    // The oracle: the same card read back as objects keyed by column, with no shared code.
+    const row = sandbox.db.prepare<[string], Record<string, unknown>>('SELECT * FROM cards WHERE uuid = ?').get(uuid)!;
+    const product = sandbox.db.prepare<[unknown], Record<string, number>>('SELECT supports_freeze, supports_unfreeze, supports_balance_query FROM card_products WHERE id = ?').get(row.card_product_id)!;
+    const account = sandbox.db.prepare<[string], { balance: string }>(`SELECT balance FROM accounts WHERE code = 'card' AND card_uuid = ?`).get(uuid);
+    const balance = account?.balance ?? '0.00';
+    const detail = sandbox.cards.get(ws, uuid);
+    expect(detail).toStrictEqual({
+      uuid,
+      status: row.status,
+      cardholder_type: row.cardholder_type,
+      cardholder_first_name: row.cardholder_first_name,
+      cardholder_last_name: row.cardholder_last_name,
+      masked_pan: `${String(row.pan_bin)}******${String(row.pan_last4)}`,
+      pan_last4: row.pan_last4,
+      pan_bin: row.pan_bin,
+      currency: row.currency,
+      card_balance: balance,
+      card_product_id: row.card_product_id,
+      issued_at: row.issued_at,
+      last_active_txn_at: row.last_active_txn_at,
+      created_at: row.created_at,
+      workspace_id: ws,
+      held_amount: row.held_amount,
+      available_balance: fmt(money(balance).minus(String(row.held_amount))),
+      lifetime_topup_amount: row.lifetime_topup_amount,
+      lifetime_spend_amount: row.lifetime_spend_amount,
+      lifetime_refund_amount: row.lifetime_refund_amount,
+      avs_billing_address: address,
+      supports_freeze: product.supports_freeze === 1,
+      supports_unfreeze: product.supports_unfreeze === 1,
+      supports_balance_query: product.supports_balance_query === 1,
+      appeal_terminated: row.appeal_terminated === 1,
+      closed_at: row.closed_at,
+      updated_at: row.updated_at,
+    });
+    expect(detail).toMatchObject({ status: 'frozen', card_balance: '50.00', held_amount: '12.34', available_balance: '37.66' });
   });
 });

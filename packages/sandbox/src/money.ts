@@ -21,6 +21,22 @@ export function money(value: string | number): Money {
   return new Money(value);
 }
 
+/** A stored amount as `fmt` writes it: an optional minus, digits, exactly 2 decimals. */
+const STORED_AMOUNT = /^-?[0-9]+\.[0-9]{2}$/;
+
+/**
+ * `a - b` for two stored amounts, exactly, in integer cents (BigInt): the card read computes
+ * `available_balance` on every request, and Decimal's parse and format were a visible share of it.
+ * Anything not in the stored form goes through Decimal, so the result never depends on the fast path.
+ */
+export function minusStored(a: string, b: string): string {
+  if (!STORED_AMOUNT.test(a) || !STORED_AMOUNT.test(b)) return fmt(money(a).minus(b));
+  const cents = BigInt(a.replace('.', '')) - BigInt(b.replace('.', ''));
+  const negative = cents < 0n;
+  const digits = (negative ? -cents : cents).toString().padStart(3, '0');
+  return `${negative ? '-' : ''}${digits.slice(0, -2)}.${digits.slice(-2)}`;
+}
+
 /** Sums stored decimal strings exactly. */
 export function sum(values: Iterable<string>): Money {
   let total = new Money(0);

@@ -1,0 +1,133 @@
+/**
+ * CPU profile of the sandbox under load: `node --import tsx scripts/profile-sandbox.ts [get|post|mixed] [connections]`.
+ *
+ * Starts the sandbox (in memory, no rate limits) in a child process under `--cpu-prof`, drives one case of
+ * bench/sandbox.ts at it with autocannon from this process for `PROFILE_DURATION_S` seconds (default 5), stops the
+ * child so that it writes the profile, and prints the functions with the most self time and the heaviest inclusive
+ * frames of the sandbox's own code. The profile file is kept (its path is printed) for Chrome DevTools.
+ *
+ * Not a benchmark (it prints no ratios and profiling slows the server); it answers "where does the time go".
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+
+interface Targets {
+  origin: string;
+  token: string;
+  cardUuid: string;
+}
+
+const ISSUE = JSON.stringify({ card_product_id: 1, initial_topup_amount: '10.00', cardholder_first_name: 'Bench', cardholder_last_name: 'Mark' });
+
+async function serve(): Promise<void> {
+  const { ABILITIES, startSandbox } = await import('../packages/sandbox/src/index.js');
+  const running = await startSandbox({ port: 0, host: '127.0.0.1', rateLimit: 0, ipRateLimit: 0, sandboxOptions: { onError: () => undefined } });
+  const { sandbox } = running;
+  sandbox.admin.deposit(1, { amount: '1000000000.00', description: 'profile funding' });
+  const token = sandbox.admin.createToken(1, { name: 'profile', abilities: [...ABILITIES] }).token;
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const accepted = (await (await fetch(`${running.baseUrl}/cards`, { method: 'POST', headers, body: ISSUE })).json()) as { data: { uuid: string } };
+  let cardUuid: string | null = null;
+  for (let i = 0; i < 200 && cardUuid === null; i++) {
+    const order = (await (await fetch(`${running.baseUrl}/orders/${accepted.data.uuid}`, { headers })).json()) as { data: { status: string; related_card_uuid: string | null } };
+    if (order.data.status === 'completed') cardUuid = order.data.related_card_uuid;
+    else await new Promise((r) => setTimeout(r, 20));
+  }
+  if (cardUuid === null) throw new Error('the profile card was not issued');
+  process.stdout.write(`${JSON.stringify({ origin: running.origin, token, cardUuid } satisfies Targets)}\n`);
+  process.once('SIGINT', () => void running.close().then(() => process.exit(0)));
+}
+
+function requests(kind: string, t: Targets): autocannon.Request[] {
+  const read = { method: 'GET' as const, path: `/api/v1/cards/${t.cardUuid}` };
+  const issue = {
+    method: 'POST' as const,
+    path: '/api/v1/cards',
+    body: ISSUE,
+    headers: { 'content-type': 'application/json' },
+    setupRequest: (r: autocannon.Request) => ({ ...r, headers: { ...r.headers, 'x-idempotency-key': randomUUID() } }),
+  };
+  const authorize = { method: 'POST' as const, path: `/sandbox/cards/${t.cardUuid}/authorizations`, body: JSON.stringify({ amount: '1.00' }), headers: { 'content-type': 'application/json' } };
+  if (kind === 'get') return [read];
+  if (kind === 'post') return [issue];
+  return [read, read, issue, read, read, authorize, read, issue, read, read];
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+function summarize(file: string): void {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+  const selfTime = new Map<number, number>();
+  profile.samples.forEach((id, i) => selfTime.set(id, (selfTime.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const label = (n: ProfileNode): string => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').slice(-2).join('/')}:${n.callFrame.lineNumber + 1}`;
+  let total = 0;
+  for (const t of selfTime.values()) total += t;
+  const bySelf = new Map<string, number>();
+  for (const n of profile.nodes) bySelf.set(label(n), (bySelf.get(label(n)) ?? 0) + (selfTime.get(n.id) ?? 0));
+  // Inclusive time per frame label, counting a recursive label once per stack.
+  const inclusive = new Map<string, number>();
+  const subtree = new Map<number, number>();
+  const sum = (id: number): number => {
+    const known = subtree.get(id);
+    if (known !== undefined) return known;
+    const n = byId.get(id)!;
+    let t = selfTime.get(id) ?? 0;
+    for (const c of n.children ?? []) t += sum(c);
+    subtree.set(id, t);
+    return t;
+  };
+  const visit = (id: number, open: Set<string>): void => {
+    const n = byId.get(id)!;
+    const key = label(n);
+    const fresh = !open.has(key);
+    if (fresh) inclusive.set(key, (inclusive.get(key) ?? 0) + sum(id));
+    const next = fresh ? new Set(open).add(key) : open;
+    for (const c of n.children ?? []) visit(c, next);
+  };
+  visit(profile.nodes[0]!.id, new Set());
+  const pct = (t: number): string => `${((100 * t) / total).toFixed(1).padStart(5)}%`;
+  console.log(`\nself time, top 20 (of ${(total / 1e6).toFixed(1)} s sampled)`);
+  for (const [k, t] of [...bySelf].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${pct(t)}  ${k}`);
+  console.log('\ninclusive time of the sandbox, server runtime and generated code, top 25');
+  const ours = /\/(packages|templates)\//;
+  const frames = [...inclusive].filter(([k]) => ours.test(k.split(' ')[1] ?? '') || k.includes('packages/') || k.includes('src/'));
+  for (const [k, t] of frames.sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${pct(t)}  ${k}`);
+}
+
+async function main(): Promise<void> {
+  const kind = process.argv[2] ?? 'get';
+  const connections = Number(process.argv[3] ?? 100);
+  const duration = Number(process.env.PROFILE_DURATION_S ?? 5);
+  const dir = mkdtempSync(path.join(tmpdir(), 'sandbox-profile-'));
+  const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', 'tsx', import.meta.filename, '--serve'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout! });
+  const first = await lines[Symbol.asyncIterator]().next();
+  if (first.done) throw new Error('the sandbox exited before it was ready');
+  const targets = JSON.parse(first.value as string) as Targets;
+  const headers = { authorization: `Bearer ${targets.token}` };
+  // Warm-up outside the reported numbers, then the measured run.
+  await autocannon({ url: targets.origin, connections: 10, duration: 1, headers, requests: requests(kind, targets) });
+  const result = await autocannon({ url: targets.origin, connections, duration, headers, requests: requests(kind, targets) });
+  console.log(`${kind} @${connections}: ${result.requests.average.toFixed(0)} req/s under --cpu-prof, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}`);
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGINT');
+  await exited;
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  if (file === undefined) throw new Error(`no profile was written to ${dir}`);
+  summarize(path.join(dir, file));
+  console.log(`
+profile: ${path.join(dir, file)}`);
+}
+
+if (process.argv.includes('--serve')) await serve();
+else await main();
