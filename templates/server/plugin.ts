@@ -67,6 +67,16 @@ interface RuntimeInput {
 }
 type RuntimeHandler = (input: RuntimeInput) => unknown;
 
+/** The request decoration holding {@link RequestState}. */
+const STATE = 'cardApiState';
+
+/** What the plugin knows of a request: set by its first hook, completed by the route's access check. */
+interface RequestState {
+  requestId: string;
+  route: RouteDefinition | undefined;
+  auth: AuthResult | undefined;
+}
+
 /** `{ status, body }` from a handler: exactly those two keys and an HTTP status. */
 function isStatusReply(value: unknown): value is { status: number; body: unknown } {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -101,9 +111,10 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
     // fast-json-stringify resolves the routes' `$ref`s against the schemas added to this (encapsulated) context.
     for (const schema of api.schemas) instance.addSchema(schema);
 
-    const requestIds = new WeakMap<FastifyRequest, string>();
-    const auths = new WeakMap<FastifyRequest, AuthResult>();
-    const routeOf = new WeakMap<FastifyRequest, RouteDefinition>();
+    // Per-request state in one request decoration (declared up front, so every request has the same shape)
+    // rather than three WeakMaps: a WeakMap set costs an ephemeron write barrier on every request.
+    instance.decorateRequest(STATE, null);
+    const stateOf = (request: FastifyRequest): RequestState | null => (request as unknown as Record<typeof STATE, RequestState | null>)[STATE];
     const makeId = options.requestId ?? (() => newRequestId());
     const limits = options.rateLimit === false ? null : (options.rateLimit ?? {});
     const limiter = limits ? (limits.limiter ?? createMemoryRateLimiter({ ipPerMinute: limits.ipPerMinute, now: limits.now })) : null;
@@ -127,7 +138,7 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
     };
 
     const sendError = (request: FastifyRequest, reply: FastifyReply, status: number, body: ErrorBody, headers: Record<string, string> = {}): FastifyReply => {
-      if (!conforms(request, routeOf.get(request), status, body)) {
+      if (!conforms(request, stateOf(request)?.route, status, body)) {
         return reply.code(500).send(errorBody('api.internal_error', 'An unexpected error occurred.', body.error.request_id));
       }
       return reply.code(status).headers(headers).send(body);
@@ -139,7 +150,7 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
 
     instance.addHook('onRequest', async (request, reply) => {
       const id = makeId(request);
-      requestIds.set(request, id);
+      (request as unknown as Record<typeof STATE, RequestState>)[STATE] = { requestId: id, route: undefined, auth: undefined };
       reply.header('x-request-id', id);
     });
 
@@ -147,7 +158,7 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
     const docsOn = options.docs !== false;
     const known: FallbackRoute[] = api.routes.map((route) => ({ method: route.method, url: `${instance.prefix}${route.url}` }));
     if (docsOn) for (const url of ['/openapi.yaml', '/docs', '/docs/init.js', '/docs/:asset']) known.push({ method: 'GET', url: `${instance.prefix}${url}` });
-    const fallbacks = createFallbacks(known, (request) => requestIds.get(request) ?? makeId(request));
+    const fallbacks = createFallbacks(known, (request) => stateOf(request)?.requestId ?? makeId(request));
     const notFoundOn = options.notFound !== false;
 
     // The app's router refuses a path parameter longer than its maxParamLength with Fastify's own 414 before
@@ -159,7 +170,7 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
     }
 
     instance.setErrorHandler((error: FastifyError, request, reply) => {
-      const requestId = requestIds.get(request) ?? null;
+      const requestId = stateOf(request)?.requestId ?? null;
       try {
         // A request no operation takes (QUERY without a content type, a body sent to an unknown path): its
         // body does not matter, the answer is the not-found one.
@@ -198,7 +209,8 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
         validatorCompiler: ({ schema, httpPart }) =>
           validators.request(schema as Record<string, unknown>, httpPart as RequestPart, { optional: httpPart === 'body' && !route.bodyRequired }),
         onRequest: async (request, reply) => {
-          routeOf.set(request, route);
+          const state = stateOf(request)!;
+          state.route = route;
           // An operation that takes no body ignores whatever was sent (Fastify then skips parsing, and Node
           // discards the bytes), rather than refusing an unreadable body with a status the operation does not
           // document.
@@ -232,20 +244,20 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
             }
           }
           if (refusal !== null || auth === null) throw refusal ?? new ApiError(401, 'api.unauthenticated', 'The bearer token is missing or invalid.');
-          auths.set(request, auth);
+          state.auth = auth;
         },
         ...(route.commaSeparatedQuery.length > 0
           ? { preValidation: async (request: FastifyRequest) => splitCommaSeparated(request.query as Record<string, unknown>, route.commaSeparatedQuery) }
           : {}),
         handler: async (request, reply) => {
-          const requestId = requestIds.get(request) ?? '';
+          const state = stateOf(request)!;
           const result = await handler({
             params: request.params,
             query: request.query,
             headers: request.headers,
             body: request.body,
-            auth: auths.get(request) as AuthResult,
-            requestId,
+            auth: state.auth as AuthResult,
+            requestId: state.requestId,
             request,
           });
           const [status, body] = isStatusReply(result) ? [result.status, result.body] : [route.successStatus, result];

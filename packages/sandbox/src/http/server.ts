@@ -167,10 +167,11 @@ const CORS_EXPOSE_HEADERS = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remain
  * request-id and rate-limit headers; a preflight `OPTIONS` is answered 204 before routing.
  */
 function registerCors(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every request and has nothing to await.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', CORS_EXPOSE_HEADERS);
     if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
-      return reply
+      reply
         .code(204)
         .headers({
           'access-control-allow-methods': 'GET, HEAD, POST, PUT, PATCH, DELETE',
@@ -178,8 +179,9 @@ function registerCors(app: FastifyInstance): void {
           'access-control-max-age': '600',
         })
         .send();
+      return;
     }
-    return undefined;
+    done();
   });
 }
 

@@ -72,32 +72,37 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
         window = current;
         counts = new Map();
       }
-      const keys = { token: tokenKey === null ? null : `t:${tokenKey}`, ip: `i:${normaliseIp(ip)}` };
+      // Plain locals rather than small objects and closures: this runs on every request.
+      const tokenCounter = tokenKey === null ? null : `t:${tokenKey}`;
+      const ipCounter = `i:${normaliseIp(ip)}`;
       // Without a token only the IP's ceiling binds; a ceiling of 0 is none.
-      const bound = (ceiling: number): number => (ceiling > 0 ? ceiling : Number.POSITIVE_INFINITY);
-      const limits = { token: keys.token === null ? Number.POSITIVE_INFINITY : bound(tokenLimit), ip: bound(ipLimit) };
-      const used = { token: keys.token === null ? 0 : (counts.get(keys.token) ?? 0), ip: counts.get(keys.ip) ?? 0 };
-      const allowed = used.token < limits.token && used.ip < limits.ip;
+      const tokenCeiling = tokenCounter === null || tokenLimit <= 0 ? Number.POSITIVE_INFINITY : tokenLimit;
+      const ipCeiling = ipLimit > 0 ? ipLimit : Number.POSITIVE_INFINITY;
+      let tokenUsed = tokenCounter === null ? 0 : (counts.get(tokenCounter) ?? 0);
+      let ipUsed = counts.get(ipCounter) ?? 0;
+      const allowed = tokenUsed < tokenCeiling && ipUsed < ipCeiling;
       if (allowed) {
-        used.token += 1;
-        used.ip += 1;
-        if (keys.token !== null) counts.set(keys.token, used.token);
-        counts.set(keys.ip, used.ip);
+        tokenUsed += 1;
+        ipUsed += 1;
+        if (tokenCounter !== null) counts.set(tokenCounter, tokenUsed);
+        counts.set(ipCounter, ipUsed);
       }
       const windowEnd = (current + 1) * WINDOW_MS;
-      if (limits.token === Number.POSITIVE_INFINITY && limits.ip === Number.POSITIVE_INFINITY) {
-        return { allowed: true, limit: UNLIMITED, remaining: UNLIMITED, reset: Math.ceil(windowEnd / 1000), retryAfter: null, scope: 'token' };
+      const reset = Math.ceil(windowEnd / 1000);
+      if (tokenCeiling === Number.POSITIVE_INFINITY && ipCeiling === Number.POSITIVE_INFINITY) {
+        return { allowed: true, limit: UNLIMITED, remaining: UNLIMITED, reset, retryAfter: null, scope: 'token' };
       }
-      const left = { token: Math.max(0, limits.token - used.token), ip: Math.max(0, limits.ip - used.ip) };
+      const tokenLeft = Math.max(0, tokenCeiling - tokenUsed);
+      const ipLeft = Math.max(0, ipCeiling - ipUsed);
       // The IP binds when it has less left, or when it is the ceiling that refused this request.
-      const scope = left.ip < left.token || (!allowed && used.ip >= limits.ip && used.token < limits.token) ? 'ip' : 'token';
+      const ipBinds = ipLeft < tokenLeft || (!allowed && ipUsed >= ipCeiling && tokenUsed < tokenCeiling);
       return {
         allowed,
-        limit: limits[scope],
-        remaining: left[scope],
-        reset: Math.ceil(windowEnd / 1000),
+        limit: ipBinds ? ipCeiling : tokenCeiling,
+        remaining: ipBinds ? ipLeft : tokenLeft,
+        reset,
         retryAfter: allowed ? null : Math.max(1, Math.ceil((windowEnd - nowMs) / 1000)),
-        scope,
+        scope: ipBinds ? 'ip' : 'token',
       };
     },
   };
