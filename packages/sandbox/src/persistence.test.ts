@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createManualClock } from './clock.js';
 import { migrations } from './migrations.js';
 import { createSandbox } from './sandbox.js';
-import { issueBody, newestCard } from './test-support.js';
+import { issueActiveCard, issueBody, newestCard } from './test-support.js';
 
 describe('file database', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-file-'));
@@ -20,6 +20,24 @@ describe('file database', () => {
     const again = createSandbox({ db: join(dir, 'wal.db'), clock: createManualClock() });
     expect(again.catalogue.list(again.admin.createWorkspace({ name: 'w' }).id)).toHaveLength(4);
     again.close();
+  });
+
+  it('a card read sees what another connection committed to the same file, and a write of its own at once', () => {
+    const file = join(dir, 'two-connections.db');
+    const reader = createSandbox({ db: file, clock: createManualClock('2026-03-01T12:00:00.000Z'), orderLatencyMs: 50 });
+    const ws = reader.seedDefaultWorkspace().workspace.id;
+    const uuid = issueActiveCard(reader, ws);
+    expect(reader.cards.get(ws, uuid)).toMatchObject({ status: 'active', held_amount: '0.00' });
+    // The reader has the row cached; a second connection (as a second process would) writes to the card.
+    const writer = createSandbox({ db: file, clock: createManualClock('2026-03-01T13:00:00.000Z'), orderLatencyMs: 50 });
+    writer.simulate.authorize(ws, uuid, { amount: '7.25' });
+    expect(reader.cards.get(ws, uuid)).toMatchObject({ status: 'active', held_amount: '7.25', available_balance: '92.75' });
+    writer.close();
+    // The reader's own write is seen by its next read, and inside its write transaction too.
+    reader.cards.freeze(ws, uuid);
+    reader.advance(1000);
+    expect(reader.cards.get(ws, uuid).status).toBe('frozen');
+    reader.close();
   });
 
   it('resumes pending orders and close stage 2 after a restart, losing nothing', () => {
