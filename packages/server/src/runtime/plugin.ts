@@ -78,6 +78,10 @@ interface RequestState {
   auth: AuthResult | undefined;
 }
 
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
 /** `{ status, body }` from a handler: exactly those two keys and an HTTP status. */
 function isStatusReply(value: unknown): value is { status: number; body: unknown } {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -149,10 +153,12 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
     // answered below as a 422 that names the expected type instead of a confusing schema error.
     instance.removeContentTypeParser('text/plain');
 
-    instance.addHook('onRequest', async (request, reply) => {
+    // A callback hook: it runs on every request and has nothing to await.
+    instance.addHook('onRequest', (request, reply, done) => {
       const id = makeId(request);
       (request as unknown as Record<typeof STATE, RequestState>)[STATE] = { requestId: id, route: undefined, auth: undefined };
       reply.header('x-request-id', id);
+      done();
     });
 
     // Unknown paths and methods under the prefix: every operation and documentation route, as full URLs.
@@ -222,7 +228,9 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
           let refusal: ApiError | null = null;
           let auth: AuthResult | null = null;
           try {
-            auth = token === null ? null : await options.authenticate(token, request);
+            const resolved = token === null ? null : options.authenticate(token, request);
+            // Awaited only when asynchronous: an `await` of a plain value still costs a turn of the microtask queue.
+            auth = isThenable(resolved) ? await resolved : resolved;
           } catch (error) {
             if (!isApiError(error)) throw error;
             refusal = error;
@@ -238,7 +246,8 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
             // per-IP ceiling (D37); only a usable token also counts against that token.
             const tokenKey = refusal !== null || auth === null || token === null ? null : (auth.rateLimitKey ?? createHash('sha256').update(token).digest('hex'));
             const tokenLimit = auth?.rateLimitPerMinute ?? limits.defaultTokenPerMinute ?? 60;
-            const decision = await limiter.consume({ tokenKey, tokenLimit, ip: request.ip });
+            const consumed = limiter.consume({ tokenKey, tokenLimit, ip: request.ip });
+            const decision = isThenable(consumed) ? await consumed : consumed;
             reply.headers(rateLimitHeaders(decision));
             if (!decision.allowed) {
               throw new ApiError(429, 'api.rate_limited', `Too many requests; retry in ${decision.retryAfter ?? 1} seconds.`);
@@ -252,7 +261,7 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
           : {}),
         handler: async (request, reply) => {
           const state = stateOf(request)!;
-          const result = await handler({
+          const returned = handler({
             params: request.params,
             query: request.query,
             headers: request.headers,
@@ -261,6 +270,7 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
             requestId: state.requestId,
             request,
           });
+          const result = isThenable(returned) ? await returned : returned;
           const [status, body] = isStatusReply(result) ? [result.status, result.body] : [route.successStatus, result];
           if (!conforms(request, route, status, body)) throw new Error(`${route.operationId} answered ${status} with a body that does not match the spec`);
           return reply.code(status).send(body);
