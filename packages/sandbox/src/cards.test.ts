@@ -490,4 +490,14 @@ describe('card read', () => {
     });
     expect(detail).toMatchObject({ status: 'frozen', card_balance: '50.00', held_amount: '12.34', available_balance: '37.66' });
   });
+
+  it('hands out copies: changing a returned detail changes no later read', () => {
+    const { sandbox, ws } = setup();
+    const address = { line1: '5 Main St', line2: null, city: 'Austin', state: 'TX', postal_code: '73301', country: 'US' };
+    const uuid = issueActiveCard(sandbox, ws, { card_product_id: 2, initial_topup_amount: '50.00', billing_address: address });
+    const first = sandbox.cards.get(ws, uuid);
+    first.status = 'closed';
+    first.avs_billing_address!.city = 'Elsewhere';
+    expect(sandbox.cards.get(ws, uuid)).toMatchObject({ status: 'active', avs_billing_address: address });
+  });
 });

@@ -156,8 +156,14 @@ const CARD_DETAIL_SELECT = `SELECT ${CARD_DETAIL_COLUMNS.join(', ')}
   LEFT JOIN accounts a ON a.workspace_id = c.workspace_id AND a.currency = c.currency AND a.code = 'card' AND a.card_uuid = c.uuid
   WHERE c.uuid = ?`;
 
-/** Card rows kept between commits (see `readDetail`). */
-const CARD_ROW_CACHE_LIMIT = 1000;
+/** Card details kept between commits (see `readDetail`). */
+const CARD_DETAIL_CACHE_LIMIT = 1000;
+
+/** A copy of a cached detail that shares nothing mutable with it (the billing address is the one nested object). */
+function copyDetail(detail: CardDetail): CardDetail {
+  const address = detail.avs_billing_address;
+  return address === null ? { ...detail } : { ...detail, avs_billing_address: { ...address } };
+}
 
 /** A raw row of {@link CARD_DETAIL_SELECT}, typed column by column. */
 type CardDetailRaw = [
@@ -288,24 +294,29 @@ export function createCardsService(ctx: Context): CardsService {
   // The card read is the sandbox's hottest query: prepared once, in raw mode (see CARD_DETAIL_COLUMNS). Its SQL
   // text is used nowhere else, so switching this shared cached statement to raw mode changes no other caller.
   const detailRead = ctx.db.prepare<[string], CardDetailRaw>(CARD_DETAIL_SELECT).raw(true);
-  // Card rows read back unchanged until anything is committed (ctx.generation, which also sees another process's
-  // commits): a suite polling a card, or a load test of reads, skips SQLite. Inside a write transaction the
-  // uncommitted state is read directly. Rows never leave this module; each read builds a fresh detail object.
-  let rowsGeneration = -1;
-  let rows = new Map<string, CardDetailRaw | null>();
-  const readDetail = (uuid: string): CardDetailRaw | undefined => {
-    if (ctx.db.inTransaction) return detailRead.get(uuid);
+  // Card details read back unchanged until anything is committed (ctx.generation, which also sees another
+  // process's commits to a file): a suite polling a card, or a load test of reads, skips SQLite and the row's
+  // conversion. Inside a write transaction the uncommitted state is read directly. A cached detail never leaves
+  // this module: each read hands out a copy.
+  let detailsGeneration = -1;
+  let details = new Map<string, CardDetail | null>();
+  const readDetail = (uuid: string): CardDetail | undefined => {
+    if (ctx.db.inTransaction) {
+      const row = detailRead.get(uuid);
+      return row === undefined ? undefined : detailFromRaw(row);
+    }
     const generation = ctx.generation();
-    if (generation !== rowsGeneration || rows.size >= CARD_ROW_CACHE_LIMIT) {
-      rowsGeneration = generation;
-      rows = new Map();
+    if (generation !== detailsGeneration || details.size >= CARD_DETAIL_CACHE_LIMIT) {
+      detailsGeneration = generation;
+      details = new Map();
     }
-    let row = rows.get(uuid);
-    if (row === undefined) {
-      row = detailRead.get(uuid) ?? null;
-      rows.set(uuid, row);
+    let detail = details.get(uuid);
+    if (detail === undefined) {
+      const row = detailRead.get(uuid);
+      detail = row === undefined ? null : detailFromRaw(row);
+      details.set(uuid, detail);
     }
-    return row ?? undefined;
+    return detail === null ? undefined : copyDetail(detail);
   };
   /** A card of the workspace, or 404 (also for a card of another workspace, so that its existence does not leak). */
   const ownedCard = (workspaceId: number, uuid: string): CardRow => {
@@ -441,9 +452,9 @@ export function createCardsService(ctx: Context): CardsService {
 
     get(workspaceId, uuid) {
       // One query: the card with its balance, under ownedCard's rule (another workspace's card is a 404 too).
-      const row = typeof uuid === 'string' ? readDetail(uuid.toLowerCase()) : undefined;
-      if (row === undefined || row[D.workspace_id] !== workspaceId) throw new SandboxError(404, 'card.not_found', `No card ${String(uuid)} in this workspace.`);
-      return detailFromRaw(row);
+      const detail = typeof uuid === 'string' ? readDetail(uuid.toLowerCase()) : undefined;
+      if (detail === undefined || detail.workspace_id !== workspaceId) throw new SandboxError(404, 'card.not_found', `No card ${String(uuid)} in this workspace.`);
+      return detail;
     },
 
     create(workspaceId, body, idempotencyKey) {
