@@ -240,10 +240,22 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   };
 
   let batching = false;
+  // After a commit the timer is re-armed once per turn of the event loop, not once per commit: re-arming reads the
+  // earliest due times (two queries), and a burst of writes (a hundred clients issuing cards) commits many times
+  // in one turn. Nothing due can be missed meanwhile: the timer only ever fires in a later turn.
+  let rearmQueued = false;
+  const rearmSoon = (): void => {
+    if (rearmQueued || closed || !autoRun) return;
+    rearmQueued = true;
+    setImmediate(() => {
+      rearmQueued = false;
+      arm();
+      kickWorker();
+    }).unref();
+  };
   const ctx: Context = createContext(db, clock, resolved, publish, () => {
     if (batching) return;
-    arm();
-    kickWorker();
+    rearmSoon();
   });
 
   const deliveryWorker = createDeliveryWorker(ctx, options.webhookTransport ?? httpTransport, onError, tuning);
