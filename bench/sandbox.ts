@@ -96,8 +96,10 @@ async function serve(): Promise<void> {
       await new Promise((r) => setTimeout(r, 10));
     }
     const expected = (): number => hooks.events.since(0).filter((e) => e.workspace_id === ws).length;
+    const open = (): number => hooks.orders.list(ws, { status: 'pending' }).meta.total + hooks.orders.list(ws, { status: 'processing' }).meta.total;
     const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline && hooks.deliveries.list({ endpointId: healthy.id, status: 'succeeded' }).length < expected()) await new Promise((r) => setTimeout(r, 20));
+    // Every order settled (so every event exists), then every event delivered.
+    while (Date.now() < deadline && (open() > 0 || hooks.deliveries.list({ endpointId: healthy.id, status: 'succeeded' }).length < expected())) await new Promise((r) => setTimeout(r, 20));
     const delivered = hooks.deliveries.list({ endpointId: healthy.id, status: 'succeeded' }).length;
     const events = expected();
     hooks.close();
