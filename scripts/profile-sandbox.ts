@@ -6,6 +6,8 @@
  * child so that it writes the profile, and prints the functions with the most self time and the heaviest inclusive
  * frames of the sandbox's own code. The profile file is kept (its path is printed) for Chrome DevTools.
  *
+ * The sandbox runs from its TypeScript sources (the `@card-api/source` condition), as the tests and benches do.
+ *
  * Not a benchmark (it prints no ratios and profiling slows the server); it answers "where does the time go".
  */
 import { spawn } from 'node:child_process';
@@ -109,7 +111,7 @@ async function main(): Promise<void> {
   const connections = Number(process.argv[3] ?? 100);
   const duration = Number(process.env.PROFILE_DURATION_S ?? 5);
   const dir = mkdtempSync(path.join(tmpdir(), 'sandbox-profile-'));
-  const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', 'tsx', import.meta.filename, '--serve'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--conditions=@card-api/source', '--import', 'tsx', import.meta.filename, '--serve'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const first = await lines[Symbol.asyncIterator]().next();
   if (first.done) throw new Error('the sandbox exited before it was ready');
