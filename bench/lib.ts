@@ -1,4 +1,7 @@
-/** Small helpers shared by the benchmarks: timing with warm-up, medians, ratio lines. */
+/** Small helpers shared by the benchmarks: timing with warm-up, medians, ratio lines, the sandbox bench's card and requests. */
+import { randomUUID } from 'node:crypto';
+import type autocannon from 'autocannon';
+
 export async function sample(fn: () => Promise<unknown> | unknown, runs: number, warmup = 1): Promise<number[]> {
   for (let i = 0; i < warmup; i += 1) await fn();
   const times: number[] = [];
@@ -40,4 +43,49 @@ export function replicateOperations(doc: any, copies: number): any {
   }
   out.paths = paths;
   return out;
+}
+
+/**
+ * A funded sandbox token and an active card, through the HTTP API: deposits into the default workspace, mints a
+ * token with every ability, issues a card and polls its order until it completed (an issue names its card only
+ * then, D29). For the sandbox benchmark and the profile script, which load the same card.
+ */
+export async function benchCard(
+  running: { baseUrl: string; sandbox: { admin: { deposit(ws: number, input: { amount: string; description: string }): unknown; createToken(ws: number, input: { name: string; abilities: string[] }): { token: string } } } },
+  abilities: readonly string[],
+): Promise<{ token: string; headers: Record<string, string>; cardUuid: string }> {
+  running.sandbox.admin.deposit(1, { amount: '1000000000.00', description: 'bench funding' });
+  const token = running.sandbox.admin.createToken(1, { name: 'bench', abilities: [...abilities] }).token;
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const issue = { card_product_id: 1, initial_topup_amount: '100000.00', cardholder_first_name: 'Ada', cardholder_last_name: 'Lovelace' };
+  const accepted = (await (await fetch(`${running.baseUrl}/cards`, { method: 'POST', headers, body: JSON.stringify(issue) })).json()) as { data: { uuid: string } };
+  for (let i = 0; i < 200; i++) {
+    const polled = (await (await fetch(`${running.baseUrl}/orders/${accepted.data.uuid}`, { headers })).json()) as { data: { status: string; related_card_uuid: string | null } };
+    if (polled.data.status === 'completed' && polled.data.related_card_uuid !== null) return { token, headers, cardUuid: polled.data.related_card_uuid };
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('the bench card was not issued');
+}
+
+/** The body of every benchmarked issue, and of a simulated authorization. */
+export const BENCH_ISSUE = JSON.stringify({ card_product_id: 1, initial_topup_amount: '10.00', cardholder_first_name: 'Bench', cardholder_last_name: 'Mark' });
+export const BENCH_AUTHORIZE = JSON.stringify({ amount: '1.00' });
+
+export type BenchKind = 'get' | 'post' | 'mixed';
+
+/** autocannon requests of a sandbox case; the mixed rotation is 7 reads, 2 issues, 1 authorization per 10 requests. */
+export function benchRequests(kind: BenchKind, cardUuid: string): autocannon.Request[] {
+  const read = { method: 'GET' as const, path: `/api/v1/cards/${cardUuid}` };
+  const issue = {
+    method: 'POST' as const,
+    path: '/api/v1/cards',
+    body: BENCH_ISSUE,
+    headers: { 'content-type': 'application/json' },
+    // A fresh key per request: each POST is a new issue, not an idempotent replay.
+    setupRequest: (request: autocannon.Request) => ({ ...request, headers: { ...request.headers, 'x-idempotency-key': randomUUID() } }),
+  };
+  const authorize = { method: 'POST' as const, path: `/sandbox/cards/${cardUuid}/authorizations`, body: BENCH_AUTHORIZE, headers: { 'content-type': 'application/json' } };
+  if (kind === 'get') return [read];
+  if (kind === 'post') return [issue];
+  return [read, read, issue, read, read, authorize, read, issue, read, read];
 }

@@ -22,12 +22,12 @@
  * Run: npm run bench -- sandbox   (BENCH_CONNECTIONS=100 for one level; from the repository root, so that
  * @card-api/* resolve to their sources)
  */
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
+import { BENCH_AUTHORIZE as AUTHORIZE, BENCH_ISSUE as ISSUE, benchCard, benchRequests, type BenchKind } from './lib.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const LEVELS = process.env.BENCH_CONNECTIONS ? [Number(process.env.BENCH_CONNECTIONS)] : [10, 100];
@@ -43,28 +43,13 @@ interface Targets {
 
 type Command = { type: 'close' } | { type: 'deliveries'; healthyUrl: string; hangingUrl: string | null; count: number };
 
-const ISSUE = JSON.stringify({ card_product_id: 1, initial_topup_amount: '10.00', cardholder_first_name: 'Bench', cardholder_last_name: 'Mark' });
-const AUTHORIZE = JSON.stringify({ amount: '1.00' });
 
 /** Worker side: the sandbox (in memory) and the bare Fastify app, both on 127.0.0.1. */
 async function serve(): Promise<void> {
   const { ABILITIES, createSandbox, startSandbox } = await import('../packages/sandbox/src/index.js');
   const running = await startSandbox({ port: 0, host: '127.0.0.1', rateLimit: 0, ipRateLimit: 0, sandboxOptions: { onError: () => undefined } });
   const { sandbox } = running;
-  const workspaceId = 1;
-  sandbox.admin.deposit(workspaceId, { amount: '1000000000.00', description: 'bench funding' });
-  const token = sandbox.admin.createToken(workspaceId, { name: 'bench', abilities: [...ABILITIES] }).token;
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const issue = { card_product_id: 1, initial_topup_amount: '100000.00', cardholder_first_name: 'Ada', cardholder_last_name: 'Lovelace' };
-  const accepted = (await (await fetch(`${running.baseUrl}/cards`, { method: 'POST', headers, body: JSON.stringify(issue) })).json()) as { data: { uuid: string } };
-  // The issue's order names the card once it completed (D29); then the read is of a settled, active card.
-  let cardUuid: string | null = null;
-  for (let i = 0; i < 200 && cardUuid === null; i++) {
-    const polled = (await (await fetch(`${running.baseUrl}/orders/${accepted.data.uuid}`, { headers })).json()) as { data: { status: string; related_card_uuid: string | null } };
-    if (polled.data.status === 'completed') cardUuid = polled.data.related_card_uuid;
-    else await new Promise((r) => setTimeout(r, 20));
-  }
-  if (cardUuid === null) throw new Error('the bench card was not issued');
+  const { token, headers, cardUuid } = await benchCard(running, ABILITIES);
   const card: unknown = await (await fetch(`${running.baseUrl}/cards/${cardUuid}`, { headers })).json();
   const order = (await (await fetch(`${running.baseUrl}/cards`, { method: 'POST', headers: { ...headers, 'x-idempotency-key': 'bench-sample' }, body: ISSUE })).json()) as unknown;
   const authorization = (await (await fetch(`${running.origin}/sandbox/cards/${cardUuid}/authorizations`, { method: 'POST', headers, body: AUTHORIZE })).json()) as unknown;
@@ -117,24 +102,7 @@ interface Measure {
   errors: number;
 }
 
-type Case = { name: string; kind: 'get' | 'post' | 'mixed' };
-
-/** autocannon requests for a case; the mixed rotation is 7 reads, 2 issues, 1 authorization per 10 requests. */
-function requestsFor(kind: Case['kind'], targets: Targets): autocannon.Request[] {
-  const read = { method: 'GET' as const, path: `/api/v1/cards/${targets.cardUuid}` };
-  const issue = {
-    method: 'POST' as const,
-    path: '/api/v1/cards',
-    body: ISSUE,
-    headers: { 'content-type': 'application/json' },
-    // A fresh key per request: each POST is a new issue, not an idempotent replay.
-    setupRequest: (request: autocannon.Request) => ({ ...request, headers: { ...request.headers, 'x-idempotency-key': randomUUID() } }),
-  };
-  const authorize = { method: 'POST' as const, path: `/sandbox/cards/${targets.cardUuid}/authorizations`, body: AUTHORIZE, headers: { 'content-type': 'application/json' } };
-  if (kind === 'get') return [read];
-  if (kind === 'post') return [issue];
-  return [read, read, issue, read, read, authorize, read, issue, read, read];
-}
+type Case = { name: string; kind: BenchKind };
 
 async function measure(origin: string, kind: Case['kind'], targets: Targets, connections: number): Promise<Measure> {
   const result = await autocannon({
@@ -142,7 +110,7 @@ async function measure(origin: string, kind: Case['kind'], targets: Targets, con
     connections,
     duration: DURATION_S,
     headers: { authorization: `Bearer ${targets.token}` },
-    requests: requestsFor(kind, targets),
+    requests: benchRequests(kind, targets.cardUuid),
   });
   return { rps: result.requests.average, mean: result.latency.mean, p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total, non2xx: result.non2xx, errors: result.errors };
 }
@@ -200,7 +168,7 @@ async function main(): Promise<void> {
   const header = `${'case'.padEnd(26)} ${'conns'.padStart(5)} ${'server'.padEnd(8)} ${'req/s'.padStart(9)} ${'mean ms'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'requests'.padStart(9)} ${'non-2xx'.padStart(8)} ${'errors'.padStart(7)}`;
   console.log(header);
   // Warm-up (not reported): every route of both servers once through the JIT.
-  for (const origin of [targets.bare, targets.sandbox]) await autocannon({ url: origin, connections: 10, duration: 1, headers: { authorization: `Bearer ${targets.token}` }, requests: requestsFor('mixed', targets) });
+  for (const origin of [targets.bare, targets.sandbox]) await autocannon({ url: origin, connections: 10, duration: 1, headers: { authorization: `Bearer ${targets.token}` }, requests: benchRequests('mixed', targets.cardUuid) });
   const ratios: string[] = [];
   for (const connections of LEVELS) {
     for (const c of cases) {

@@ -11,12 +11,12 @@
  * Not a benchmark (it prints no ratios and profiling slows the server); it answers "where does the time go".
  */
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { benchCard, benchRequests, type BenchKind } from '../bench/lib.js';
 
 interface Targets {
   origin: string;
@@ -24,40 +24,13 @@ interface Targets {
   cardUuid: string;
 }
 
-const ISSUE = JSON.stringify({ card_product_id: 1, initial_topup_amount: '10.00', cardholder_first_name: 'Bench', cardholder_last_name: 'Mark' });
 
 async function serve(): Promise<void> {
   const { ABILITIES, startSandbox } = await import('../packages/sandbox/src/index.js');
   const running = await startSandbox({ port: 0, host: '127.0.0.1', rateLimit: 0, ipRateLimit: 0, sandboxOptions: { onError: () => undefined } });
-  const { sandbox } = running;
-  sandbox.admin.deposit(1, { amount: '1000000000.00', description: 'profile funding' });
-  const token = sandbox.admin.createToken(1, { name: 'profile', abilities: [...ABILITIES] }).token;
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const accepted = (await (await fetch(`${running.baseUrl}/cards`, { method: 'POST', headers, body: ISSUE })).json()) as { data: { uuid: string } };
-  let cardUuid: string | null = null;
-  for (let i = 0; i < 200 && cardUuid === null; i++) {
-    const order = (await (await fetch(`${running.baseUrl}/orders/${accepted.data.uuid}`, { headers })).json()) as { data: { status: string; related_card_uuid: string | null } };
-    if (order.data.status === 'completed') cardUuid = order.data.related_card_uuid;
-    else await new Promise((r) => setTimeout(r, 20));
-  }
-  if (cardUuid === null) throw new Error('the profile card was not issued');
+  const { token, cardUuid } = await benchCard(running, ABILITIES);
   process.stdout.write(`${JSON.stringify({ origin: running.origin, token, cardUuid } satisfies Targets)}\n`);
   process.once('SIGINT', () => void running.close().then(() => process.exit(0)));
-}
-
-function requests(kind: string, t: Targets): autocannon.Request[] {
-  const read = { method: 'GET' as const, path: `/api/v1/cards/${t.cardUuid}` };
-  const issue = {
-    method: 'POST' as const,
-    path: '/api/v1/cards',
-    body: ISSUE,
-    headers: { 'content-type': 'application/json' },
-    setupRequest: (r: autocannon.Request) => ({ ...r, headers: { ...r.headers, 'x-idempotency-key': randomUUID() } }),
-  };
-  const authorize = { method: 'POST' as const, path: `/sandbox/cards/${t.cardUuid}/authorizations`, body: JSON.stringify({ amount: '1.00' }), headers: { 'content-type': 'application/json' } };
-  if (kind === 'get') return [read];
-  if (kind === 'post') return [issue];
-  return [read, read, issue, read, read, authorize, read, issue, read, read];
 }
 
 interface ProfileNode {
@@ -107,7 +80,8 @@ function summarize(file: string): void {
 }
 
 async function main(): Promise<void> {
-  const kind = process.argv[2] ?? 'get';
+  const kind = (process.argv[2] ?? 'get') as BenchKind;
+  if (!['get', 'post', 'mixed'].includes(kind)) throw new Error(`case must be get, post or mixed, not ${kind}`);
   const connections = Number(process.argv[3] ?? 100);
   const duration = Number(process.env.PROFILE_DURATION_S ?? 5);
   const dir = mkdtempSync(path.join(tmpdir(), 'sandbox-profile-'));
@@ -118,8 +92,8 @@ async function main(): Promise<void> {
   const targets = JSON.parse(first.value as string) as Targets;
   const headers = { authorization: `Bearer ${targets.token}` };
   // Warm-up outside the reported numbers, then the measured run.
-  await autocannon({ url: targets.origin, connections: 10, duration: 1, headers, requests: requests(kind, targets) });
-  const result = await autocannon({ url: targets.origin, connections, duration, headers, requests: requests(kind, targets) });
+  await autocannon({ url: targets.origin, connections: 10, duration: 1, headers, requests: benchRequests(kind, targets.cardUuid) });
+  const result = await autocannon({ url: targets.origin, connections, duration, headers, requests: benchRequests(kind, targets.cardUuid) });
   console.log(`${kind} @${connections}: ${result.requests.average.toFixed(0)} req/s under --cpu-prof, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}`);
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGINT');
