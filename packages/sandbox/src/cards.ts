@@ -330,8 +330,10 @@ export function createCardsService(ctx: Context): CardsService {
     checkKey(key);
     return ctx.write(() => {
       requireWorkspace(ctx, workspaceId);
-      const { orderUuid } = once(ctx, { workspaceId, operation, key, request }, () => body().uuid);
-      return toAcceptedOrder(loadOrder(ctx, orderUuid)!);
+      // A new order is answered as inserted; a replay reads back the order the key first created.
+      let inserted: OrderRow | undefined;
+      const { orderUuid, replayed } = once(ctx, { workspaceId, operation, key, request }, () => (inserted = body()).uuid);
+      return toAcceptedOrder(!replayed && inserted !== undefined ? inserted : loadOrder(ctx, orderUuid)!);
     });
   };
 

@@ -125,13 +125,34 @@ export function insertOrder(
   if (forced !== undefined) ctx.db.prepare('DELETE FROM forced_failures WHERE target = ?').run(target);
   const uuid = randomUUID();
   const now = ctx.nowIso();
-  ctx.db
+  // The row is built from what was inserted rather than read back: one statement fewer on every card write.
+  const row: Omit<OrderRow, 'id'> = {
+    uuid,
+    workspace_id: fields.workspaceId,
+    type: fields.type,
+    status: 'pending',
+    card_uuid: fields.cardUuid,
+    held_amount: fmt(fields.held),
+    credit_amount: fmt(fields.credit),
+    fee_amount: fmt(fields.fee),
+    currency: fields.currency,
+    reason: fields.reason ?? null,
+    status_before: fields.statusBefore ?? null,
+    forced_failure_reason: forced?.failure_reason ?? null,
+    failure_reason: null,
+    next_step_at_ms: ctx.nowMs() + ctx.options.orderLatencyMs,
+    created_at: now,
+    updated_at: now,
+    completed_at: null,
+    failed_at: null,
+  };
+  const { lastInsertRowid } = ctx.db
     .prepare(
       `INSERT INTO orders (uuid, workspace_id, type, status, card_uuid, held_amount, credit_amount, fee_amount, currency, reason, status_before, forced_failure_reason, next_step_at_ms, created_at, updated_at)
-       VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(uuid, fields.workspaceId, fields.type, fields.cardUuid, fmt(fields.held), fmt(fields.credit), fmt(fields.fee), fields.currency, fields.reason ?? null, fields.statusBefore ?? null, forced?.failure_reason ?? null, ctx.nowMs() + ctx.options.orderLatencyMs, now, now);
-  return loadOrder(ctx, uuid)!;
+    .run(row.uuid, row.workspace_id, row.type, row.status, row.card_uuid, row.held_amount, row.credit_amount, row.fee_amount, row.currency, row.reason, row.status_before, row.forced_failure_reason, row.next_step_at_ms, row.created_at, row.updated_at);
+  return { id: Number(lastInsertRowid), ...row };
 }
 
 /** Orders of a card that have not reached `completed` or `failed`. */
