@@ -53,17 +53,13 @@ export interface CardsService extends CardTransactionReads {
 
 interface CardWithBalance extends CardRow {
   card_balance: string;
-  /** The product's capabilities (D31), 0 or 1. */
-  product_supports_freeze: number;
-  product_supports_unfreeze: number;
-  product_supports_balance_query: number;
 }
 
-const CARD_SELECT = `SELECT c.*, COALESCE(a.balance, '0.00') AS card_balance,
-    p.supports_freeze AS product_supports_freeze, p.supports_unfreeze AS product_supports_unfreeze, p.supports_balance_query AS product_supports_balance_query
-  FROM cards c
-  JOIN card_products p ON p.id = c.card_product_id
-  LEFT JOIN accounts a ON a.workspace_id = c.workspace_id AND a.currency = c.currency AND a.code = 'card' AND a.card_uuid = c.uuid`;
+/** The card's own account, `a`, beside the card `c`: its balance is the card balance (0 before any money moved). */
+const CARD_BALANCE_JOIN = `LEFT JOIN accounts a ON a.workspace_id = c.workspace_id AND a.currency = c.currency AND a.code = 'card' AND a.card_uuid = c.uuid`;
+
+/** Rows of `GET /cards`. */
+const CARD_SELECT = `SELECT c.*, COALESCE(a.balance, '0.00') AS card_balance FROM cards c ${CARD_BALANCE_JOIN}`;
 
 function maskedPan(row: CardRow): string {
   return `${row.pan_bin}******${row.pan_last4}`;
@@ -153,7 +149,7 @@ const D = {
 const CARD_DETAIL_SELECT = `SELECT ${CARD_DETAIL_COLUMNS.join(', ')}
   FROM cards c
   JOIN card_products p ON p.id = c.card_product_id
-  LEFT JOIN accounts a ON a.workspace_id = c.workspace_id AND a.currency = c.currency AND a.code = 'card' AND a.card_uuid = c.uuid
+  ${CARD_BALANCE_JOIN}
   WHERE c.uuid = ?`;
 
 /** Card details kept between commits (see `readDetail`). */
