@@ -106,18 +106,20 @@ export function createAuthService(ctx: Context): AuthService {
     return row.rate_limit_per_minute ?? ctx.options.defaultTokenRateLimitPerMinute;
   };
 
-  // Token lookups, by token value, valid until anything is written to the database (ctx.generation): a read-only
-  // stream of requests (a test suite polling, a load test of GETs) skips the SHA-256 and both queries, and a
-  // revocation, a frozen workspace or a changed limit is seen by the very next request. Bounded in size.
+  // Token lookups, by token value, valid until a token, a workspace or another reference table changes
+  // (ctx.referenceGeneration, also moved by another process's commit to a file): requests skip the SHA-256 and
+  // both queries, card and order writes in between included, and a revocation, a frozen workspace or a changed
+  // limit is seen by the very next request. Bounded in size.
   let cacheGeneration = -1;
   let tokens = new Map<string, ResolvedToken | null>();
   const lookup = (token: string): ResolvedToken | null => {
-    const generation = ctx.generation();
+    const generation = ctx.referenceGeneration();
+    const cacheable = ctx.referenceCacheable();
     if (generation !== cacheGeneration || tokens.size >= TOKEN_CACHE_LIMIT) {
       cacheGeneration = generation;
       tokens = new Map();
     }
-    const cached = tokens.get(token);
+    const cached = cacheable ? tokens.get(token) : undefined;
     if (cached !== undefined) return cached;
     const row = ctx.db.prepare<[string], TokenRow>('SELECT id, workspace_id, name, abilities, ip_allowlist, rate_limit_per_minute, revoked_at FROM api_tokens WHERE token_hash = ?').get(hashToken(token));
     const workspace = row === undefined ? undefined : loadWorkspace(ctx, row.workspace_id);
@@ -130,7 +132,7 @@ export function createAuthService(ctx: Context): AuthService {
             ipAllowlist: JSON.parse(row.ip_allowlist) as string[],
             abilities: (JSON.parse(row.abilities) as string[]).filter((a): a is Ability => (ABILITIES as readonly string[]).includes(a)),
           };
-    tokens.set(token, found);
+    if (cacheable) tokens.set(token, found);
     return found;
   };
 

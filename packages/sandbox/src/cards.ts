@@ -4,7 +4,7 @@ import type { Context } from './context.js';
 import { FieldErrors, SandboxError, stateConflict } from './errors.js';
 import { cardBase, recordEvent } from './events.js';
 import { checkKey, once, type IdempotentOperation } from './idempotency.js';
-import { accountBalance, post, requireWorkspace } from './ledger.js';
+import { balanceAfter, post, requireWorkspace } from './ledger.js';
 import { fmt, minusStored, money, Money, parseRequestAmount, percentFee } from './money.js';
 import { insertOrder, loadCard, loadOrder, openOrdersOfCard, toAcceptedOrder, type CardRow, type OrderRow } from './orders.js';
 import { paginate, parsePageQuery, type PageQuery } from './pagination.js';
@@ -335,11 +335,7 @@ export function createCardsService(ctx: Context): CardsService {
 
   /** Moves `held` from available to held, or 402 when the wallet's available balance cannot cover it. */
   const hold = (workspaceId: number, currency: string, held: Money, reason: 'card_issue_held' | 'card_topup_held', cardUuid: string): void => {
-    const available = accountBalance(ctx, workspaceId, currency, 'wallet.available');
-    if (available.lessThan(held)) {
-      throw new SandboxError(402, 'wallet.insufficient_balance', `The wallet's available ${currency} balance (${fmt(available)}) cannot cover the hold of ${fmt(held)} ${currency}.`);
-    }
-    post(ctx, {
+    const balances = post(ctx, {
       workspaceId,
       currency,
       reason,
@@ -351,6 +347,11 @@ export function createCardsService(ctx: Context): CardsService {
         { account: 'wallet.held', direction: 'credit', amount: held },
       ],
     });
+    // Checked on the balance the hold left (the posting read it anyway); a refusal rolls the whole write back.
+    const after = balanceAfter(balances, workspaceId, currency, 'wallet.available');
+    if (after !== undefined && after.isNegative()) {
+      throw new SandboxError(402, 'wallet.insufficient_balance', `The wallet's available ${currency} balance (${fmt(after.plus(held))}) cannot cover the hold of ${fmt(held)} ${currency}.`);
+    }
   };
 
   const rejectInFlight = (card: CardRow, types: readonly string[], action: string): void => {

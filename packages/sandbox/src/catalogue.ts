@@ -1,4 +1,4 @@
-import type { Context } from './context.js';
+import { referenceCached, type Context } from './context.js';
 import { requireWorkspace } from './ledger.js';
 import type { BillingAddress, CardProduct } from './types.js';
 
@@ -26,10 +26,10 @@ export interface ProductRow {
   supports_balance_query: number;
 }
 
-/** Loads one stored product. */
-export function loadProduct(ctx: Context, id: number): ProductRow | undefined {
-  return ctx.db.prepare<[number], ProductRow>('SELECT * FROM card_products WHERE id = ?').get(id);
-}
+/** Loads one stored product (cached between changes of the reference tables; read-only). */
+export const loadProduct: (ctx: Context, id: number) => Readonly<ProductRow> | undefined = referenceCached((ctx: Context, id: number) =>
+  ctx.db.prepare<[number], ProductRow>('SELECT * FROM card_products WHERE id = ?').get(id),
+);
 
 /** Annotates a product for one workspace (contract 2.1): `available` equals `subscription_satisfied`. */
 export function annotateProduct(row: ProductRow, baseCurrency: string, subscriptions: ReadonlySet<string>): CardProduct {
@@ -57,10 +57,10 @@ export function annotateProduct(row: ProductRow, baseCurrency: string, subscript
   };
 }
 
-/** The workspace's subscription product codes. */
-export function subscriptionsOf(ctx: Context, workspaceId: number): Set<string> {
-  return new Set(ctx.db.prepare<[number], { product_code: string }>('SELECT product_code FROM workspace_subscriptions WHERE workspace_id = ?').all(workspaceId).map((r) => r.product_code));
-}
+/** The workspace's subscription product codes (cached between changes of the reference tables). */
+export const subscriptionsOf: (ctx: Context, workspaceId: number) => ReadonlySet<string> = referenceCached(
+  (ctx: Context, workspaceId: number) => new Set(ctx.db.prepare<[number], { product_code: string }>('SELECT product_code FROM workspace_subscriptions WHERE workspace_id = ?').all(workspaceId).map((r) => r.product_code)),
+);
 
 /** `GET /card-products`. */
 export interface CatalogueService {

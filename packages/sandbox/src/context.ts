@@ -42,10 +42,52 @@ export interface Context {
   nowMs(): number;
   nowIso(): string;
   /**
+   * Changes whenever a reference table (workspaces, their subscriptions, API tokens, card products, queued forced
+   * failures) may have changed: a write to one of them on this connection, a rolled-back write transaction, or
+   * (file databases) another connection's commit. The key of caches of those rows, which every request reads and
+   * almost none writes, so that they survive the card and order writes that change `generation` all the time.
+   */
+  referenceGeneration(): number;
+  /**
+   * False from a reference-table write inside a transaction until that transaction is over and seen to be (a call of
+   * `referenceGeneration`, `write` or `read` outside any transaction): what is read meanwhile may yet be rolled back,
+   * so caches neither keep nor serve anything then.
+   */
+  referenceCacheable(): boolean;
+  /**
    * Changes whenever this connection or another one (a second process on the same file) has committed a write
-   * since the last call: the key of caches over the database (token lookups), which any write invalidates.
+   * since the last call: the key of caches over the database (card details), which any write invalidates.
    */
   generation(): number;
+}
+
+/** The tables {@link Context.referenceGeneration} watches. */
+const REFERENCE_TABLES = ['workspaces', 'workspace_subscriptions', 'api_tokens', 'card_products', 'forced_failures'] as const;
+
+/**
+ * `load`, cached per context and key until {@link Context.referenceGeneration} moves (or `limit` keys are held): for
+ * reads of the reference tables only. Cached values are shared between callers, so they must be treated as
+ * read-only (the loaders' return types say so).
+ */
+export function referenceCached<K, V>(load: (ctx: Context, key: K) => V, limit = 1000): (ctx: Context, key: K) => V {
+  const caches = new WeakMap<Context, { generation: number; entries: Map<K, V> }>();
+  return (ctx, key) => {
+    const generation = ctx.referenceGeneration();
+    // Inside (or just after, not yet settled) a transaction that wrote a reference table: straight to the database.
+    if (!ctx.referenceCacheable()) return load(ctx, key);
+    let cache = caches.get(ctx);
+    if (cache === undefined) {
+      cache = { generation, entries: new Map() };
+      caches.set(ctx, cache);
+    } else if (cache.generation !== generation || cache.entries.size >= limit) {
+      cache.generation = generation;
+      cache.entries = new Map();
+    }
+    if (cache.entries.has(key)) return cache.entries.get(key) as V;
+    const value = load(ctx, key);
+    cache.entries.set(key, value);
+    return value;
+  };
 }
 
 /** Builds the context; `afterCommit` runs after every committed top-level write (the scheduler re-arms there). */
@@ -60,6 +102,29 @@ export function createContext(
   let commits = 0;
   // SQLite's data_version moves when another connection commits; our own commits are counted here.
   const dataVersion = db.prepare<[], { data_version: number }>('PRAGMA data_version');
+  // Writes to the reference tables, counted by temporary triggers (this connection's own, never stored in the file),
+  // whatever code path made them. A rolled-back transaction counts too (see `write`): a cache may have read its
+  // uncommitted rows.
+  let referenceChanges = 0;
+  // Set by a reference write inside an explicit transaction (ours or one opened on `db` directly); cleared, with one
+  // more change counted, once that transaction is over, committed or not.
+  let referenceWriteInTransaction = false;
+  db.function('card_api_reference_changed', { deterministic: false }, () => {
+    referenceChanges++;
+    if (db.inTransaction) referenceWriteInTransaction = true;
+    return null;
+  });
+  const settleReferenceWrites = (): void => {
+    if (referenceWriteInTransaction && !db.inTransaction) {
+      referenceWriteInTransaction = false;
+      referenceChanges++;
+    }
+  };
+  for (const table of REFERENCE_TABLES) {
+    for (const op of ['INSERT', 'UPDATE', 'DELETE']) {
+      db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS ${table}_${op.toLowerCase()}_reference AFTER ${op} ON main.${table} BEGIN SELECT card_api_reference_changed(); END`);
+    }
+  }
   // Built once: better-sqlite3 compiles BEGIN/COMMIT/ROLLBACK for each `db.transaction` wrapper it makes.
   const inTransaction = db.transaction(<T>(fn: () => T): T => fn());
   return {
@@ -69,6 +134,7 @@ export function createContext(
     write<T>(fn: () => T): T {
       // A nested write is part of the outer transaction; only the outermost one publishes.
       if (db.inTransaction) return fn();
+      settleReferenceWrites();
       pending = [];
       let result: T;
       try {
@@ -77,6 +143,8 @@ export function createContext(
         result = inTransaction.immediate(fn) as T;
       } catch (error) {
         pending = [];
+        referenceWriteInTransaction = false;
+        referenceChanges++;
         throw error;
       }
       commits++;
@@ -88,6 +156,7 @@ export function createContext(
     },
     read<T>(fn: () => T): T {
       if (db.inTransaction) return fn();
+      settleReferenceWrites();
       return inTransaction.deferred(fn) as T;
     },
     queueEvent(event) {
@@ -96,6 +165,16 @@ export function createContext(
     // An in-memory database has no other connection, so only our own commits can change it: no PRAGMA on every
     // cached read (a statement in the request path costs several microseconds, more than the cache saves).
     generation: db.memory ? () => commits : () => commits * 2 ** 21 + (dataVersion.get()?.data_version ?? 0),
+    referenceGeneration: db.memory
+      ? () => {
+          settleReferenceWrites();
+          return referenceChanges;
+        }
+      : () => {
+          settleReferenceWrites();
+          return referenceChanges * 2 ** 21 + (dataVersion.get()?.data_version ?? 0);
+        },
+    referenceCacheable: () => !referenceWriteInTransaction,
     nowMs: () => clock.now().getTime(),
     nowIso: () => clock.now().toISOString(),
   };

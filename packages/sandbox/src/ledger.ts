@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Context } from './context.js';
+import { referenceCached, type Context } from './context.js';
 import { FieldErrors, SandboxError } from './errors.js';
-import { fmt, money, Money, sum } from './money.js';
+import { fmt, money, Money } from './money.js';
 import { paginate, parsePageQuery, type PageQuery } from './pagination.js';
 import { LEDGER_REASON_CODES, type LedgerReasonCode, type LedgerRow, type Paginated, type Wallet, type WalletBalance } from './types.js';
 
@@ -58,39 +58,105 @@ export interface Posting {
   description?: string;
 }
 
+/** Key of one account in a posting's balance map. */
+function accountKey(workspaceId: number, currency: string, code: string, cardUuid: string): string {
+  return `${workspaceId}\u0000${currency}\u0000${code}\u0000${cardUuid}`;
+}
+
+/** `n` comma-separated copies of a `(?, ...)` row: the SQL of multi-row statements, one text per row count. */
+function rows(n: number, row: string): string {
+  return Array.from({ length: n }, () => row).join(', ');
+}
+
+interface AccountMove {
+  workspaceId: number;
+  currency: string;
+  code: AccountCode;
+  cardUuid: string;
+  delta: Money;
+}
+
 /**
- * Writes one posting: the ledger rows sharing a new `txn_group_id`, and the matching account
- * balances. Zero-amount legs are dropped (a fee of 0.00 moves nothing); returns `null` when
- * nothing is left. Must run inside the write transaction of the state change it belongs to.
- * An unbalanced posting is a programming error and throws.
+ * Writes one posting or several (the capture and the fee of a completed order): each posting's ledger rows share
+ * a new `txn_group_id`, and the account balances move with them. Zero-amount legs are dropped (a fee of 0.00
+ * moves nothing) and a posting with nothing left writes nothing. Must run inside the write transaction of the
+ * state change it belongs to. An unbalanced posting is a programming error and throws.
+ *
+ * Three statements whatever the number of legs: one read of every touched account's balance, one multi-row insert
+ * of the ledger rows, one multi-row upsert of the new balances (statements, not rows, are what a write costs here).
+ * The sums are exact decimals in JS; SQLite only stores them.
+ *
+ * @returns the new balance of each touched account, for a caller that checks one (see `balanceAfter`)
  */
-export function post(ctx: Context, p: Posting): string | null {
-  if (!ctx.db.inTransaction) throw new Error(`ledger post (${p.reason}) outside a write transaction`);
-  const legs = p.legs.filter((l) => !l.amount.isZero());
-  if (legs.length === 0) return null;
-  const debits = sum(legs.filter((l) => l.direction === 'debit').map((l) => l.amount.toString()));
-  const credits = sum(legs.filter((l) => l.direction === 'credit').map((l) => l.amount.toString()));
-  if (!debits.equals(credits) || legs.some((l) => l.amount.isNegative() || (l.account === 'card') !== (l.cardUuid !== undefined))) {
-    throw new Error(`unbalanced or malformed posting ${p.reason}: debits ${debits.toString()} credits ${credits.toString()}`);
-  }
-  const group = randomUUID();
+export function post(ctx: Context, postings: Posting | readonly Posting[]): PostedBalances {
+  if (!ctx.db.inTransaction) throw new Error(`ledger post (${Array.isArray(postings) ? postings.map((p) => p.reason).join(', ') : (postings as Posting).reason}) outside a write transaction`);
   const now = ctx.nowIso();
-  const insert = ctx.db.prepare(
-    `INSERT INTO ledger_entries (workspace_id, txn_group_id, reason_code, direction, amount, currency, account_code, account_card_uuid, reference_type, reference_uuid, description, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  for (const leg of legs) {
-    insert.run(p.workspaceId, group, p.reason, leg.direction, fmt(leg.amount), p.currency, leg.account, leg.cardUuid ?? null, p.referenceType ?? null, p.referenceUuid ?? null, p.description ?? null, now);
-    const delta = leg.direction === 'credit' ? leg.amount : leg.amount.negated();
-    const current = accountBalance(ctx, p.workspaceId, p.currency, leg.account, leg.cardUuid);
-    ctx.db
-      .prepare(
-        `INSERT INTO accounts (workspace_id, currency, code, card_uuid, balance, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (workspace_id, currency, code, card_uuid) DO UPDATE SET balance = excluded.balance, updated_at = excluded.updated_at`,
-      )
-      .run(p.workspaceId, p.currency, leg.account, leg.cardUuid ?? '', fmt(current.plus(delta)), now, now);
+  const entries: (string | number | null)[] = [];
+  const moves = new Map<string, AccountMove>();
+  for (const p of Array.isArray(postings) ? (postings as readonly Posting[]) : [postings as Posting]) {
+    let debits = new Money(0);
+    let credits = new Money(0);
+    let malformed = false;
+    const legs: Leg[] = [];
+    for (const leg of p.legs) {
+      if (leg.amount.isZero()) continue;
+      if (leg.amount.isNegative() || (leg.account === 'card') !== (leg.cardUuid !== undefined)) malformed = true;
+      legs.push(leg);
+      if (leg.direction === 'debit') debits = debits.plus(leg.amount);
+      else credits = credits.plus(leg.amount);
+    }
+    if (malformed || !debits.equals(credits)) throw new Error(`unbalanced or malformed posting ${p.reason}: debits ${debits.toString()} credits ${credits.toString()}`);
+    if (legs.length === 0) continue;
+    const group = randomUUID();
+    for (const leg of legs) {
+      const cardUuid = leg.cardUuid ?? '';
+      entries.push(p.workspaceId, group, p.reason, leg.direction, fmt(leg.amount), p.currency, leg.account, leg.cardUuid ?? null, p.referenceType ?? null, p.referenceUuid ?? null, p.description ?? null, now);
+      const key = accountKey(p.workspaceId, p.currency, leg.account, cardUuid);
+      const delta = leg.direction === 'credit' ? leg.amount : leg.amount.negated();
+      const move = moves.get(key);
+      if (move === undefined) moves.set(key, { workspaceId: p.workspaceId, currency: p.currency, code: leg.account, cardUuid, delta });
+      else move.delta = move.delta.plus(delta);
+    }
   }
-  return group;
+  const balances: PostedBalances = new Map();
+  if (moves.size === 0) return balances;
+
+  const keys: (string | number)[] = [];
+  for (const m of moves.values()) keys.push(m.workspaceId, m.currency, m.code, m.cardUuid);
+  // Each OR term is a primary-key lookup (SQLite's multi-index OR).
+  const current = ctx.db
+    .prepare<(string | number)[], { workspace_id: number; currency: string; code: string; card_uuid: string; balance: string }>(
+      `SELECT workspace_id, currency, code, card_uuid, balance FROM accounts WHERE ${rows(moves.size, '(workspace_id = ? AND currency = ? AND code = ? AND card_uuid = ?)').replaceAll('), (', ') OR (')}`,
+    )
+    .all(...keys);
+  const before = new Map(current.map((a) => [accountKey(a.workspace_id, a.currency, a.code, a.card_uuid), a.balance]));
+  const upserts: (string | number)[] = [];
+  for (const [key, m] of moves) {
+    const after = money(before.get(key) ?? '0').plus(m.delta);
+    balances.set(key, after);
+    upserts.push(m.workspaceId, m.currency, m.code, m.cardUuid, fmt(after), now, now);
+  }
+  ctx.db
+    .prepare(
+      `INSERT INTO ledger_entries (workspace_id, txn_group_id, reason_code, direction, amount, currency, account_code, account_card_uuid, reference_type, reference_uuid, description, created_at)
+       VALUES ${rows(entries.length / 12, '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')}`,
+    )
+    .run(...entries);
+  ctx.db
+    .prepare(
+      `INSERT INTO accounts (workspace_id, currency, code, card_uuid, balance, created_at, updated_at) VALUES ${rows(moves.size, '(?, ?, ?, ?, ?, ?, ?)')}
+       ON CONFLICT (workspace_id, currency, code, card_uuid) DO UPDATE SET balance = excluded.balance, updated_at = excluded.updated_at`,
+    )
+    .run(...upserts);
+  return balances;
+}
+
+/** The new balances of the accounts a `post` touched, by account. */
+export type PostedBalances = Map<string, Money>;
+
+/** The balance `post` left on one account, or undefined when the posting did not touch it. */
+export function balanceAfter(balances: PostedBalances, workspaceId: number, currency: string, code: AccountCode, cardUuid?: string): Money | undefined {
+  return balances.get(accountKey(workspaceId, currency, code, cardUuid ?? ''));
 }
 
 /** Current balance of one account (0 when it has never moved). */
@@ -219,9 +285,14 @@ export function createLedgerService(ctx: Context): LedgerService {
   };
 }
 
+/** A workspace's row as the services need it, cached between changes of the reference tables. */
+const workspaceRow = referenceCached((ctx: Context, workspaceId: number): Readonly<{ id: number; base_currency: string; status: string }> | undefined =>
+  ctx.db.prepare<[number], { id: number; base_currency: string; status: string }>('SELECT id, base_currency, status FROM workspaces WHERE id = ?').get(workspaceId),
+);
+
 /** Guards a workspace id given to a service (the HTTP layer passes the authenticated one). */
-export function requireWorkspace(ctx: Context, workspaceId: number): { id: number; base_currency: string; status: string } {
-  const ws = ctx.db.prepare<[number], { id: number; base_currency: string; status: string }>('SELECT id, base_currency, status FROM workspaces WHERE id = ?').get(workspaceId);
+export function requireWorkspace(ctx: Context, workspaceId: number): Readonly<{ id: number; base_currency: string; status: string }> {
+  const ws = workspaceRow(ctx, workspaceId);
   if (ws === undefined) throw new SandboxError(404, 'api.not_found', `Workspace ${workspaceId} does not exist.`);
   return ws;
 }

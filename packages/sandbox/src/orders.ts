@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Context } from './context.js';
+import { referenceCached, type Context } from './context.js';
 import { FieldErrors, SandboxError } from './errors.js';
 import { cardBase, recordEvent } from './events.js';
 import { accountBalance, post } from './ledger.js';
@@ -108,6 +108,12 @@ export function setCard(ctx: Context, uuid: string, fields: Partial<Record<keyof
   return loadCard(ctx, uuid)!;
 }
 
+/** The queued forced failures by target: a table that is almost always empty, read once per change of it rather than per order. */
+const forcedFailures = referenceCached(
+  (ctx: Context, _all: 0): ReadonlyMap<string, OrderFailureReason> =>
+    new Map(ctx.db.prepare<[], { target: string; failure_reason: OrderFailureReason }>('SELECT target, failure_reason FROM forced_failures').all().map((r) => [r.target, r.failure_reason])),
+);
+
 /** Target of `failNextOrder` for the next issue order (whose card does not exist yet). */
 export const NEXT_ISSUE = 'next-issue';
 
@@ -121,7 +127,7 @@ export function insertOrder(
   fields: { workspaceId: number; type: OrderType; cardUuid: string; currency: string; held: Money; credit: Money; fee: Money; reason?: string | null; statusBefore?: CardStatus },
 ): OrderRow {
   const target = fields.type === 'issue_card' ? NEXT_ISSUE : fields.cardUuid;
-  const forced = ctx.db.prepare<[string], { failure_reason: OrderFailureReason }>('SELECT failure_reason FROM forced_failures WHERE target = ?').get(target);
+  const forced = forcedFailures(ctx, 0).get(target);
   if (forced !== undefined) ctx.db.prepare('DELETE FROM forced_failures WHERE target = ?').run(target);
   const uuid = randomUUID();
   const now = ctx.nowIso();
@@ -138,7 +144,7 @@ export function insertOrder(
     currency: fields.currency,
     reason: fields.reason ?? null,
     status_before: fields.statusBefore ?? null,
-    forced_failure_reason: forced?.failure_reason ?? null,
+    forced_failure_reason: forced ?? null,
     failure_reason: null,
     next_step_at_ms: ctx.nowMs() + ctx.options.orderLatencyMs,
     created_at: now,
@@ -169,24 +175,27 @@ function completeOrder(ctx: Context, order: OrderRow): void {
     case 'issue_card':
     case 'topup_card': {
       const issue = order.type === 'issue_card';
-      post(ctx, {
-        ...ref,
-        reason: 'held_capture',
-        description: issue ? 'Initial top-up loaded on the card' : 'Top-up loaded on the card',
-        legs: [
-          { account: 'wallet.held', direction: 'debit', amount: money(order.credit_amount) },
-          { account: 'card', cardUuid: card.uuid, direction: 'credit', amount: money(order.credit_amount) },
-        ],
-      });
-      post(ctx, {
-        ...ref,
-        reason: issue ? 'card_issue_fee' : 'card_topup_fee',
-        description: issue ? 'Card issue fee' : 'Card top-up fee',
-        legs: [
-          { account: 'wallet.held', direction: 'debit', amount: money(order.fee_amount) },
-          { account: 'platform.revenue', direction: 'credit', amount: money(order.fee_amount) },
-        ],
-      });
+      // The capture and the fee: two postings (two txn groups), written together.
+      post(ctx, [
+        {
+          ...ref,
+          reason: 'held_capture',
+          description: issue ? 'Initial top-up loaded on the card' : 'Top-up loaded on the card',
+          legs: [
+            { account: 'wallet.held', direction: 'debit', amount: money(order.credit_amount) },
+            { account: 'card', cardUuid: card.uuid, direction: 'credit', amount: money(order.credit_amount) },
+          ],
+        },
+        {
+          ...ref,
+          reason: issue ? 'card_issue_fee' : 'card_topup_fee',
+          description: issue ? 'Card issue fee' : 'Card top-up fee',
+          legs: [
+            { account: 'wallet.held', direction: 'debit', amount: money(order.fee_amount) },
+            { account: 'platform.revenue', direction: 'credit', amount: money(order.fee_amount) },
+          ],
+        },
+      ]);
       setCard(ctx, card.uuid, {
         lifetime_topup_amount: fmt(money(card.lifetime_topup_amount).plus(order.credit_amount)),
         ...(issue ? { status: 'active', issued_at: now } : {}),
