@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedUuid } from './ids.js';
 import { annotateProduct, loadProduct, subscriptionsOf, type ProductRow } from './catalogue.js';
 import type { Context } from './context.js';
 import { FieldErrors, SandboxError, stateConflict } from './errors.js';
@@ -494,7 +494,7 @@ export function createCardsService(ctx: Context): CardsService {
         }
         const fee = money(p.card_issue_fixed);
         const held = initial.plus(fee);
-        const uuid = randomUUID();
+        const uuid = timeOrderedUuid();
         const random = ctx.options.random;
         const body15 = p.bin + digits(random, 15 - p.bin.length);
         const pan = body15 + luhnDigit(body15);

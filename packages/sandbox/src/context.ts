@@ -43,7 +43,7 @@ export interface Context {
   nowIso(): string;
   /**
    * Changes whenever a reference table (workspaces, their subscriptions, API tokens, card products, queued forced
-   * failures) may have changed: a write to one of them on this connection, a rolled-back write transaction, or
+   * failures, webhook endpoints, RSA public keys) may have changed: a write to one of them on this connection, a rolled-back write transaction, or
    * (file databases) another connection's commit. The key of caches of those rows, which every request reads and
    * almost none writes, so that they survive the card and order writes that change `generation` all the time.
    */
@@ -62,7 +62,7 @@ export interface Context {
 }
 
 /** The tables {@link Context.referenceGeneration} watches. */
-const REFERENCE_TABLES = ['workspaces', 'workspace_subscriptions', 'api_tokens', 'card_products', 'forced_failures'] as const;
+const REFERENCE_TABLES = ['workspaces', 'workspace_subscriptions', 'api_tokens', 'card_products', 'forced_failures', 'webhook_endpoints', 'workspace_public_keys'] as const;
 
 /**
  * `load`, cached per context and key until {@link Context.referenceGeneration} moves (or `limit` keys are held): for

@@ -28,7 +28,7 @@ export function openDatabase(path: string): Database.Database {
 }
 
 /** Page cache of an in-memory database: the pages a transaction works on, not the whole database (see `openMemoryDatabase`). */
-const MEMORY_CACHE_KIB = 8 * 1024;
+const MEMORY_CACHE_KIB = 2 * 1024;
 
 /** The most an in-memory database can hold: SQLite's default limit for its `memdb` files (SQLITE_MEMDB_DEFAULT_MAXSIZE). */
 export const MEMORY_DATABASE_LIMIT_BYTES = 1024 ** 3;

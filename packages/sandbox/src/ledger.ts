@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedUuid } from './ids.js';
 import { referenceCached, type Context } from './context.js';
 import { FieldErrors, SandboxError } from './errors.js';
 import { fmt, money, Money } from './money.js';
@@ -63,10 +63,32 @@ function accountKey(workspaceId: number, currency: string, code: string, cardUui
   return `${workspaceId}\u0000${currency}\u0000${code}\u0000${cardUuid}`;
 }
 
-/** `n` comma-separated copies of a `(?, ...)` row: the SQL of multi-row statements, one text per row count. */
-function rows(n: number, row: string): string {
-  return Array.from({ length: n }, () => row).join(', ');
+/**
+ * The SQL of a statement over `n` rows, built once per row count: `sql(n)` for a fixed `n` is always the same
+ * string object, so the statement cache finds it without hashing a freshly built text on every posting.
+ */
+function perRowCount(build: (n: number) => string): (n: number) => string {
+  const texts: string[] = [];
+  return (n) => (texts[n] ??= build(n));
 }
+
+const repeat = (n: number, text: string, separator: string): string => Array.from({ length: n }, () => text).join(separator);
+
+const SELECT_BALANCES = perRowCount(
+  (n) => `SELECT workspace_id, currency, code, card_uuid, balance FROM accounts WHERE ${repeat(n, '(workspace_id = ? AND currency = ? AND code = ? AND card_uuid = ?)', ' OR ')}`,
+);
+
+const INSERT_ENTRIES = perRowCount(
+  (n) =>
+    `INSERT INTO ledger_entries (workspace_id, txn_group_id, reason_code, direction, amount, currency, account_code, account_card_uuid, reference_type, reference_uuid, description, created_at)
+     VALUES ${repeat(n, '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', ', ')}`,
+);
+
+const UPSERT_BALANCES = perRowCount(
+  (n) =>
+    `INSERT INTO accounts (workspace_id, currency, code, card_uuid, balance, created_at, updated_at) VALUES ${repeat(n, '(?, ?, ?, ?, ?, ?, ?)', ', ')}
+     ON CONFLICT (workspace_id, currency, code, card_uuid) DO UPDATE SET balance = excluded.balance, updated_at = excluded.updated_at`,
+);
 
 interface AccountMove {
   workspaceId: number;
@@ -107,7 +129,7 @@ export function post(ctx: Context, postings: Posting | readonly Posting[]): Post
     }
     if (malformed || !debits.equals(credits)) throw new Error(`unbalanced or malformed posting ${p.reason}: debits ${debits.toString()} credits ${credits.toString()}`);
     if (legs.length === 0) continue;
-    const group = randomUUID();
+    const group = timeOrderedUuid();
     for (const leg of legs) {
       const cardUuid = leg.cardUuid ?? '';
       entries.push(p.workspaceId, group, p.reason, leg.direction, fmt(leg.amount), p.currency, leg.account, leg.cardUuid ?? null, p.referenceType ?? null, p.referenceUuid ?? null, p.description ?? null, now);
@@ -123,11 +145,9 @@ export function post(ctx: Context, postings: Posting | readonly Posting[]): Post
 
   const keys: (string | number)[] = [];
   for (const m of moves.values()) keys.push(m.workspaceId, m.currency, m.code, m.cardUuid);
-  // Each OR term is a primary-key lookup (SQLite's multi-index OR).
   const current = ctx.db
-    .prepare<(string | number)[], { workspace_id: number; currency: string; code: string; card_uuid: string; balance: string }>(
-      `SELECT workspace_id, currency, code, card_uuid, balance FROM accounts WHERE ${rows(moves.size, '(workspace_id = ? AND currency = ? AND code = ? AND card_uuid = ?)').replaceAll('), (', ') OR (')}`,
-    )
+    // Each OR term is a primary-key lookup (SQLite's multi-index OR).
+    .prepare<(string | number)[], { workspace_id: number; currency: string; code: string; card_uuid: string; balance: string }>(SELECT_BALANCES(moves.size))
     .all(...keys);
   const before = new Map(current.map((a) => [accountKey(a.workspace_id, a.currency, a.code, a.card_uuid), a.balance]));
   const upserts: (string | number)[] = [];
@@ -136,18 +156,8 @@ export function post(ctx: Context, postings: Posting | readonly Posting[]): Post
     balances.set(key, after);
     upserts.push(m.workspaceId, m.currency, m.code, m.cardUuid, fmt(after), now, now);
   }
-  ctx.db
-    .prepare(
-      `INSERT INTO ledger_entries (workspace_id, txn_group_id, reason_code, direction, amount, currency, account_code, account_card_uuid, reference_type, reference_uuid, description, created_at)
-       VALUES ${rows(entries.length / 12, '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')}`,
-    )
-    .run(...entries);
-  ctx.db
-    .prepare(
-      `INSERT INTO accounts (workspace_id, currency, code, card_uuid, balance, created_at, updated_at) VALUES ${rows(moves.size, '(?, ?, ?, ?, ?, ?, ?)')}
-       ON CONFLICT (workspace_id, currency, code, card_uuid) DO UPDATE SET balance = excluded.balance, updated_at = excluded.updated_at`,
-    )
-    .run(...upserts);
+  ctx.db.prepare(INSERT_ENTRIES(entries.length / 12)).run(...entries);
+  ctx.db.prepare(UPSERT_BALANCES(moves.size)).run(...upserts);
   return balances;
 }
 

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedUuid } from './ids.js';
 import { referenceCached, type Context } from './context.js';
 import { FieldErrors, SandboxError } from './errors.js';
 import { cardBase, recordEvent } from './events.js';
@@ -100,11 +100,23 @@ export function loadCard(ctx: Context, uuid: string): CardRow | undefined {
   return ctx.db.prepare<[string], CardRow>('SELECT * FROM cards WHERE uuid = ?').get(uuid);
 }
 
-/** Updates card columns (and `updated_at`); returns the card after. Runs inside the caller's write transaction. */
-export function setCard(ctx: Context, uuid: string, fields: Partial<Record<keyof CardRow, string | number | null>>): CardRow {
+/** Updates card columns (and `updated_at`). Runs inside the caller's write transaction. */
+export function updateCard(ctx: Context, uuid: string, fields: Partial<Record<keyof CardRow, string | number | null>>): void {
   const names = Object.keys(fields);
   const values = Object.values(fields);
-  ctx.db.prepare(`UPDATE cards SET ${names.map((n) => `${n} = ?`).join(', ')}, updated_at = ? WHERE uuid = ?`).run(...values, ctx.nowIso(), uuid);
+  const key = names.join(',');
+  // One SQL text per set of columns, reused: the statement cache then finds it without hashing a new string.
+  let sql = cardUpdates.get(key);
+  if (sql === undefined) cardUpdates.set(key, (sql = `UPDATE cards SET ${names.map((n) => `${n} = ?`).join(', ')}, updated_at = ? WHERE uuid = ?`));
+  ctx.db.prepare(sql).run(...values, ctx.nowIso(), uuid);
+}
+
+/** SQL of `updateCard` by its comma-joined column names (the callers use a handful of column sets). */
+const cardUpdates = new Map<string, string>();
+
+/** {@link updateCard}, then the card after (for an event that describes it). */
+export function setCard(ctx: Context, uuid: string, fields: Partial<Record<keyof CardRow, string | number | null>>): CardRow {
+  updateCard(ctx, uuid, fields);
   return loadCard(ctx, uuid)!;
 }
 
@@ -129,7 +141,7 @@ export function insertOrder(
   const target = fields.type === 'issue_card' ? NEXT_ISSUE : fields.cardUuid;
   const forced = forcedFailures(ctx, 0).get(target);
   if (forced !== undefined) ctx.db.prepare('DELETE FROM forced_failures WHERE target = ?').run(target);
-  const uuid = randomUUID();
+  const uuid = timeOrderedUuid();
   const now = ctx.nowIso();
   // The row is built from what was inserted rather than read back: one statement fewer on every card write.
   const row: Omit<OrderRow, 'id'> = {
@@ -196,7 +208,7 @@ function completeOrder(ctx: Context, order: OrderRow): void {
           ],
         },
       ]);
-      setCard(ctx, card.uuid, {
+      updateCard(ctx, card.uuid, {
         lifetime_topup_amount: fmt(money(card.lifetime_topup_amount).plus(order.credit_amount)),
         ...(issue ? { status: 'active', issued_at: now } : {}),
       });
@@ -217,16 +229,16 @@ function completeOrder(ctx: Context, order: OrderRow): void {
     }
     case 'close_card':
       // Stage 1 happened on acceptance; stage 2 (refund, `closed`) comes later, "days may pass".
-      if (ctx.options.closeDelayMs !== null) setCard(ctx, card.uuid, { close_due_at_ms: ctx.nowMs() + ctx.options.closeDelayMs });
+      if (ctx.options.closeDelayMs !== null) updateCard(ctx, card.uuid, { close_due_at_ms: ctx.nowMs() + ctx.options.closeDelayMs });
       break;
   }
   ctx.db.prepare(`UPDATE orders SET status = 'completed', completed_at = ?, updated_at = ?, next_step_at_ms = NULL WHERE id = ?`).run(now, now, order.id);
   recordEvent(ctx, order.workspace_id, 'order.completed', { order_uuid: order.uuid, type: order.type, held_amount: order.held_amount, currency: order.currency, card_uuid: card.uuid, completed_at: now });
   // card.issued.secrets needs an async encryption, so it is queued here and recorded by the delivery worker, after order.completed.
   if (order.type === 'issue_card') {
-    queueSecretsEvent(ctx, order.workspace_id, card.uuid);
     // No job means card.issued.secrets will never be sent for this card: nothing needs its PAN and CVV any more.
-    if (ctx.db.prepare('SELECT 1 FROM secrets_event_jobs WHERE card_uuid = ?').get(card.uuid) === undefined) purgeSecrets(ctx, card.uuid);
+    // (Jobs are only ever queued here, so a card has none from before.)
+    if (!queueSecretsEvent(ctx, order.workspace_id, card.uuid)) purgeSecrets(ctx, card.uuid);
   }
 }
 
@@ -246,7 +258,7 @@ function failOrder(ctx: Context, order: OrderRow, reason: OrderFailureReason): v
     ],
   });
   if (card !== undefined && order.type === 'issue_card') {
-    setCard(ctx, card.uuid, { status: 'issue_failed' });
+    updateCard(ctx, card.uuid, { status: 'issue_failed' });
     // The card will never be issued: its secrets are never delivered, so they are not kept.
     purgeSecrets(ctx, card.uuid);
   }
@@ -262,8 +274,16 @@ function failOrder(ctx: Context, order: OrderRow, reason: OrderFailureReason): v
  * Moves one due order a step (D17): `pending` -> `processing`, then `processing` -> its
  * outcome. The outcome is `failed` when a failure was queued for it, else `completed`.
  */
-export function stepOrder(ctx: Context, orderId: number): void {
+export function stepOrder(ctx: Context, orderId: number, expected?: OrderStatus): void {
   ctx.write(() => {
+    // pending -> processing touches nothing but the order's own row: one guarded update, when the caller has seen
+    // the order pending (the guard re-checks it under the write lock; if it no longer holds, the full path below).
+    if (expected === 'pending') {
+      const advanced = ctx.db
+        .prepare(`UPDATE orders SET status = 'processing', next_step_at_ms = ?, updated_at = ? WHERE id = ? AND status = 'pending' AND next_step_at_ms <= ?`)
+        .run(ctx.nowMs() + ctx.options.orderLatencyMs, ctx.nowIso(), orderId, ctx.nowMs());
+      if (advanced.changes > 0) return;
+    }
     const order = ctx.db.prepare<[number], OrderRow>('SELECT * FROM orders WHERE id = ?').get(orderId);
     if (order === undefined || order.next_step_at_ms === null || order.next_step_at_ms > ctx.nowMs()) return;
     if (order.status === 'pending') {
@@ -349,11 +369,19 @@ export function nextDueMs(ctx: Context): number | null {
   return due === null ? probe : probe === null ? due : Math.min(due, probe);
 }
 
+/** Due orders and closes read per query of `runDue` (each is re-checked when it runs). */
+const DUE_BATCH = 32;
+
 /**
  * Runs every piece of work due at the clock's current time, earliest first, including work
  * that becomes due while running (a zero latency chains pending -> processing -> completed
  * -> close stage 2 in one call). Returns how many steps ran; with `maxSteps`, stops after that many
  * (the scheduler's slices), leaving the rest due.
+ *
+ * The due work is read in batches (one query of orders, one of closes, merged by due time) rather than one item per
+ * query. Work that falls due while a batch runs is due now or later, so it sorts after the batch anyway; every step
+ * re-checks under the write lock that it is still due, so a batch entry another step (or process) already handled
+ * does nothing.
  */
 export function runDue(ctx: Context, maxSteps = Infinity): number {
   let steps = 0;
@@ -361,24 +389,41 @@ export function runDue(ctx: Context, maxSteps = Infinity): number {
     const probe = nextProbeExpiryMs(ctx);
     if (probe !== null && probe <= ctx.nowMs()) steps += expireProbes(ctx);
     const now = ctx.nowMs();
-    const order = ctx.db.prepare<[number], { id: number; due: number }>('SELECT id, next_step_at_ms AS due FROM orders WHERE next_step_at_ms <= ? ORDER BY next_step_at_ms, id LIMIT 1').get(now);
-    const card = ctx.db.prepare<[number], { uuid: string; due: number }>('SELECT uuid, close_due_at_ms AS due FROM cards WHERE close_due_at_ms <= ? ORDER BY close_due_at_ms, id LIMIT 1').get(now);
-    if (order === undefined && card === undefined) return steps;
-    if (order !== undefined && (card === undefined || order.due <= card.due)) stepOrder(ctx, order.id);
-    else if (card !== undefined) {
-      try {
-        finishClose(ctx, card.uuid);
-      } catch (error) {
-        // A close that cannot finish yet (its order still running) waits for the next due check.
-        if (!(error instanceof SandboxError)) throw error;
-        // Waiting on holds has no due time: the capture or reversal that ends the last hold re-arms stage 2 (see transactions.ts).
-        const held = money(loadCard(ctx, card.uuid)?.held_amount ?? '0').greaterThan(0);
-        ctx.write(() => ctx.db.prepare('UPDATE cards SET close_due_at_ms = ? WHERE uuid = ?').run(held ? null : now + Math.max(1, ctx.options.orderLatencyMs), card.uuid));
+    const limit = Math.max(1, Math.min(DUE_BATCH, maxSteps - steps));
+    const orders = ctx.db
+      .prepare<[number, number], { id: number; due: number; status: OrderStatus }>('SELECT id, next_step_at_ms AS due, status FROM orders WHERE next_step_at_ms <= ? ORDER BY next_step_at_ms, id LIMIT ?')
+      .all(now, limit);
+    const cards = ctx.db.prepare<[number, number], { uuid: string; due: number }>('SELECT uuid, close_due_at_ms AS due FROM cards WHERE close_due_at_ms <= ? ORDER BY close_due_at_ms, id LIMIT ?').all(now, limit);
+    if (orders.length === 0 && cards.length === 0) return steps;
+    let o = 0;
+    let c = 0;
+    while ((o < orders.length || c < cards.length) && steps < maxSteps) {
+      const order = orders[o];
+      const card = cards[c];
+      if (order !== undefined && (card === undefined || order.due <= card.due)) {
+        stepOrder(ctx, order.id, order.status);
+        o++;
+      } else if (card !== undefined) {
+        finishCloseWhenReady(ctx, card.uuid, now);
+        c++;
       }
+      steps++;
     }
-    steps++;
   }
   return steps;
+}
+
+/** Close stage 2 of a card whose due time came; if it cannot finish yet, its due time moves (see below). */
+function finishCloseWhenReady(ctx: Context, cardUuid: string, now: number): void {
+  try {
+    finishClose(ctx, cardUuid);
+  } catch (error) {
+    // A close that cannot finish yet (its order still running) waits for the next due check.
+    if (!(error instanceof SandboxError)) throw error;
+    // Waiting on holds has no due time: the capture or reversal that ends the last hold re-arms stage 2 (see transactions.ts).
+    const held = money(loadCard(ctx, cardUuid)?.held_amount ?? '0').greaterThan(0);
+    ctx.write(() => ctx.db.prepare('UPDATE cards SET close_due_at_ms = ? WHERE uuid = ? AND close_due_at_ms <= ?').run(held ? null : now + Math.max(1, ctx.options.orderLatencyMs), cardUuid, now));
+  }
 }
 
 /** Filters of `GET /orders`. */

@@ -1,4 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
+import { timeOrderedUuid } from './ids.js';
 import type { Context } from './context.js';
 import { FieldErrors, SandboxError, stateConflict } from './errors.js';
 import { recordEvent } from './events.js';
@@ -257,7 +258,7 @@ export function createSimulateService(ctx: Context): SimulateService {
     fields: Omit<TxnRow, 'id' | 'uuid' | 'workspace_id' | 'card_uuid' | 'occurred_at' | 'created_at' | 'posted_at' | 'merchant' | 'resolution'> & { merchant: Merchant; posted: boolean; resolution?: string },
   ): CardTransaction => {
     const now = ctx.nowIso();
-    const uuid = randomUUID();
+    const uuid = timeOrderedUuid();
     ctx.db
       .prepare(
         `INSERT INTO card_transactions (uuid, workspace_id, card_uuid, supplier_txn_id, type, status, amount, currency, merchant_amount, merchant_currency, fx_rate, merchant, auth_code, decline_reason, resolution, occurred_at, posted_at, created_at)

@@ -1,5 +1,5 @@
 import { createHash, createPublicKey, randomBytes } from 'node:crypto';
-import type { Context } from './context.js';
+import { referenceCached, type Context } from './context.js';
 import { FieldErrors, SandboxError } from './errors.js';
 import { requireWorkspace } from './ledger.js';
 import { WEBHOOK_EVENT_CODES, type CreatedWebhookEndpoint, type SandboxEvent, type WebhookEndpoint, type WorkspacePublicKey } from './types.js';
@@ -126,8 +126,7 @@ export function disableEndpointRow(ctx: Context, endpointId: number, reason: 'ma
  * deliveries exist together. The envelope is serialised here, once: every attempt sends these bytes.
  */
 export function enqueueDeliveries(ctx: Context, event: SandboxEvent): void {
-  const endpoints = ctx.db.prepare<[number], { id: number; events: string }>(`SELECT id, events FROM webhook_endpoints WHERE workspace_id = ? AND status = 'active' ORDER BY id`).all(event.workspace_id);
-  const targets = endpoints.filter((e) => subscribes(e.events, event.event));
+  const targets = activeEndpoints(ctx, event.workspace_id).filter((e) => subscribes(e.events, event.event));
   if (targets.length === 0) return;
   const body = JSON.stringify({ event: event.event, event_id: event.event_id, occurred_at: event.occurred_at, workspace_id: event.workspace_id, data: event.data });
   const now = ctx.nowIso();
@@ -142,16 +141,24 @@ export function enqueueDeliveries(ctx: Context, event: SandboxEvent): void {
  * subscribed to `card.issued.secrets`, queues the card for the delivery worker, which encrypts
  * the secrets (asynchronously, outside any transaction) and records the event.
  */
-export function queueSecretsEvent(ctx: Context, workspaceId: number, cardUuid: string): void {
-  const key = ctx.db.prepare('SELECT 1 FROM workspace_public_keys WHERE workspace_id = ?').get(workspaceId);
-  if (key === undefined || !hasSecretsSubscriber(ctx, workspaceId)) return;
+export function queueSecretsEvent(ctx: Context, workspaceId: number, cardUuid: string): boolean {
+  if (!hasPublicKey(ctx, workspaceId) || !hasSecretsSubscriber(ctx, workspaceId)) return false;
   ctx.db.prepare('INSERT OR IGNORE INTO secrets_event_jobs (card_uuid, workspace_id, created_at) VALUES (?, ?, ?)').run(cardUuid, workspaceId, ctx.nowIso());
+  return true;
 }
+
+/** The workspace's active endpoints, by id (cached between changes of the reference tables, which include the endpoints). */
+const activeEndpoints = referenceCached(
+  (ctx: Context, workspaceId: number): readonly Readonly<{ id: number; events: string }>[] =>
+    ctx.db.prepare<[number], { id: number; events: string }>(`SELECT id, events FROM webhook_endpoints WHERE workspace_id = ? AND status = 'active' ORDER BY id`).all(workspaceId),
+);
+
+/** Whether the workspace has registered an RSA public key (cached likewise). */
+const hasPublicKey = referenceCached((ctx: Context, workspaceId: number): boolean => ctx.db.prepare('SELECT 1 FROM workspace_public_keys WHERE workspace_id = ?').get(workspaceId) !== undefined);
 
 /** Whether an active endpoint of the workspace subscribes to `card.issued.secrets`. */
 export function hasSecretsSubscriber(ctx: Context, workspaceId: number): boolean {
-  const endpoints = ctx.db.prepare<[number], { events: string }>(`SELECT events FROM webhook_endpoints WHERE workspace_id = ? AND status = 'active'`).all(workspaceId);
-  return endpoints.some((e) => subscribes(e.events, 'card.issued.secrets'));
+  return activeEndpoints(ctx, workspaceId).some((e) => subscribes(e.events, 'card.issued.secrets'));
 }
 
 const PUBLIC_PEM = /^-----BEGIN (RSA )?PUBLIC KEY-----\r?\n[A-Za-z0-9+/=\r\n]+-----END (RSA )?PUBLIC KEY-----\s*$/;
