@@ -4,9 +4,17 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createManualClock } from './clock.js';
-import { IDEMPOTENCY_WINDOW_MS } from './idempotency.js';
+import { IDEMPOTENCY_WINDOW_MS, requestHash } from './idempotency.js';
 import { createSandbox } from './sandbox.js';
 import { catchError, issueActiveCard, issueBody, setup } from './test-support.js';
+
+describe('request fingerprint', () => {
+  it('is the SHA-256 of the canonical JSON, key order aside, as stored by every earlier version (a file database keeps its keys)', () => {
+    const expected = '2f2496eb33478721068f3f7846ffedeb6ac921d4a6f18c9c3570a5684add30a6';
+    expect(requestHash({ operation: 'cards.create', request: { amount: '10.00', card: 'x' } })).toBe(expected);
+    expect(requestHash({ request: { card: 'x', amount: '10.00', notes: undefined }, operation: 'cards.create' })).toBe(expected);
+  });
+});
 
 describe('idempotency (D7)', () => {
   it('returns the same order for the same key, with one hold', () => {
