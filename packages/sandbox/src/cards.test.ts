@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { Context } from './context.js';
+import { loadCard, loadOrder } from './orders.js';
 import type { Sandbox } from './sandbox.js';
 import { catchError, issueActiveCard, issueBody, newestCard, setup } from './test-support.js';
 import { fmt, money } from './money.js';
@@ -499,5 +501,41 @@ describe('card read', () => {
     first.status = 'closed';
     first.avs_billing_address!.city = 'Elsewhere';
     expect(sandbox.cards.get(ws, uuid)).toMatchObject({ status: 'active', avs_billing_address: address });
+  });
+});
+
+describe('order and card rows read in raw mode', () => {
+  /** The columns a table has, from SQLite itself (so a column added by a later migration shows up here). */
+  const columnsOf = (sandbox: Sandbox, table: string): string[] => (sandbox.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
+  /** The bare minimum of a context these two loaders use. */
+  const ctxOf = (sandbox: Sandbox) => ({ db: sandbox.db }) as unknown as Context;
+
+  it('hold every column of the order, as an object-mode read gives it', () => {
+    const { sandbox, ws } = setup();
+    const uuid = issueActiveCard(sandbox, ws);
+    const topup = sandbox.cards.topup(ws, uuid, { amount: '20.00' }, 'raw-topup');
+    sandbox.admin.failNextOrder(uuid, 'supplier5xx');
+    const failing = sandbox.cards.freeze(ws, uuid, { reason: 'raw read' }, 'raw-freeze');
+    sandbox.advance(200);
+    for (const orderUuid of [topup.uuid, failing.uuid]) {
+      const viaObject = sandbox.db.prepare('SELECT * FROM orders WHERE uuid = ?').get(orderUuid) as Record<string, unknown>;
+      const viaRaw = loadOrder(ctxOf(sandbox), orderUuid)!;
+      expect(Object.keys(viaRaw).sort()).toEqual(columnsOf(sandbox, 'orders').sort());
+      expect(viaRaw).toEqual(viaObject);
+    }
+    expect(loadOrder(ctxOf(sandbox), '00000000-0000-7000-8000-000000000000')).toBeUndefined();
+  });
+
+  it('hold every column of the card but its free-text notes, as an object-mode read gives them', () => {
+    const { sandbox, ws } = setup();
+    const uuid = issueActiveCard(sandbox, ws);
+    sandbox.risk.freeze(ws, uuid, { origin: 'platform_risk', reason: 'raw read' });
+    const viaObject = sandbox.db.prepare('SELECT * FROM cards WHERE uuid = ?').get(uuid) as Record<string, unknown>;
+    const viaRaw = loadCard(ctxOf(sandbox), uuid)!;
+    // purpose and notes are the issuer's free text: stored, never read back by the engine.
+    expect(Object.keys(viaRaw).sort()).toEqual(columnsOf(sandbox, 'cards').filter((c) => c !== 'purpose' && c !== 'notes').sort());
+    const { purpose: _purpose, notes: _notes, ...engineColumns } = viaObject;
+    expect(viaRaw).toEqual(engineColumns);
+    expect(viaRaw.frozen_origin).toBe('platform_risk');
   });
 });
