@@ -74,9 +74,8 @@ function perRowCount(build: (n: number) => string): (n: number) => string {
 
 const repeat = (n: number, text: string, separator: string): string => Array.from({ length: n }, () => text).join(separator);
 
-const SELECT_BALANCES = perRowCount(
-  (n) => `SELECT workspace_id, currency, code, card_uuid, balance FROM accounts WHERE ${repeat(n, '(workspace_id = ? AND currency = ? AND code = ? AND card_uuid = ?)', ' OR ')}`,
-);
+/** One account's balance (its own SQL text, used in pluck mode only; see `post`). */
+const BALANCE = 'SELECT balance AS posting_balance FROM accounts WHERE workspace_id = ? AND currency = ? AND code = ? AND card_uuid = ?';
 
 const INSERT_ENTRIES = perRowCount(
   (n) =>
@@ -104,8 +103,8 @@ interface AccountMove {
  * moves nothing) and a posting with nothing left writes nothing. Must run inside the write transaction of the
  * state change it belongs to. An unbalanced posting is a programming error and throws.
  *
- * Three statements whatever the number of legs: one read of every touched account's balance, one multi-row insert
- * of the ledger rows, one multi-row upsert of the new balances (statements, not rows, are what a write costs here).
+ * One balance read per touched account, then two statements whatever the number of legs: one multi-row insert of
+ * the ledger rows, one multi-row upsert of the new balances (statements, not rows, are what a write costs here).
  * The sums are exact decimals in JS; SQLite only stores them.
  *
  * @returns the new balance of each touched account, for a caller that checks one (see `balanceAfter`)
@@ -143,16 +142,12 @@ export function post(ctx: Context, postings: Posting | readonly Posting[]): Post
   const balances: PostedBalances = new Map();
   if (moves.size === 0) return balances;
 
-  const keys: (string | number)[] = [];
-  for (const m of moves.values()) keys.push(m.workspaceId, m.currency, m.code, m.cardUuid);
-  const current = ctx.db
-    // Each OR term is a primary-key lookup (SQLite's multi-index OR).
-    .prepare<(string | number)[], { workspace_id: number; currency: string; code: string; card_uuid: string; balance: string }>(SELECT_BALANCES(moves.size))
-    .all(...keys);
-  const before = new Map(current.map((a) => [accountKey(a.workspace_id, a.currency, a.code, a.card_uuid), a.balance]));
+  // One primary-key lookup per account, by a statement that answers the bare balance (pluck): cheaper than one
+  // multi-account query, which SQLite runs as a multi-index OR with a rowid set to build.
+  const read = ctx.db.prepare<[number, string, string, string], string>(BALANCE).pluck(true);
   const upserts: (string | number)[] = [];
   for (const [key, m] of moves) {
-    const after = money(before.get(key) ?? '0').plus(m.delta);
+    const after = money(read.get(m.workspaceId, m.currency, m.code, m.cardUuid) ?? '0').plus(m.delta);
     balances.set(key, after);
     upserts.push(m.workspaceId, m.currency, m.code, m.cardUuid, fmt(after), now, now);
   }
