@@ -43,9 +43,10 @@ export interface Context {
   nowIso(): string;
   /**
    * Changes whenever a reference table (workspaces, their subscriptions, API tokens, card products, queued forced
-   * failures, webhook endpoints, RSA public keys) may have changed: a write to one of them on this connection, a rolled-back write transaction, or
-   * (file databases) another connection's commit. The key of caches of those rows, which every request reads and
-   * almost none writes, so that they survive the card and order writes that change `generation` all the time.
+   * failures, webhook endpoints, RSA public keys) may have changed: a write to one of them on this connection, a
+   * rolled-back write transaction, or (file databases) another connection's commit. The key of caches of those
+   * rows, which every request reads and almost none writes, so that they survive the card and order writes that
+   * change `generation` all the time.
    */
   referenceGeneration(): number;
   /**
