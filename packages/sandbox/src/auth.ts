@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createMemoryRateLimiter, ipAllowed, normaliseIp, parseCidr, UNLIMITED } from '@card-api/server';
-import type { Context } from './context.js';
+import { referenceCached, type Context } from './context.js';
 import { SandboxError } from './errors.js';
 import { ABILITIES, type Ability, type Workspace, type WorkspaceStatus } from './types.js';
 
@@ -70,7 +70,7 @@ export interface AuthService {
   resolveToken(token: string | undefined | null): { tokenId: number; workspace: Workspace } | null;
 }
 
-/** Token values kept resolved between writes (see `lookup`). */
+/** Token values kept resolved between changes of the reference tables (see `lookupToken`). */
 const TOKEN_CACHE_LIMIT = 1000;
 
 interface ResolvedToken {
@@ -98,6 +98,24 @@ export function loadWorkspace(ctx: Context, id: number): Workspace | undefined {
   return ctx.db.prepare<[number], Workspace>('SELECT id, slug, name, base_currency, status, created_at FROM workspaces WHERE id = ?').get(id);
 }
 
+/**
+ * A token value's row, workspace and parsed lists, or null for an unknown token. Cached until a token, a workspace
+ * or another reference table changes (ctx.referenceGeneration, also moved by another process's commit to a file):
+ * requests skip the SHA-256 and both queries, card and order writes in between included, and a revocation, a
+ * frozen workspace or a changed limit is seen by the very next request. Bounded in size.
+ */
+const lookupToken = referenceCached((ctx: Context, token: string): ResolvedToken | null => {
+  const row = ctx.db.prepare<[string], TokenRow>('SELECT id, workspace_id, name, abilities, ip_allowlist, rate_limit_per_minute, revoked_at FROM api_tokens WHERE token_hash = ?').get(hashToken(token));
+  const workspace = row === undefined ? undefined : loadWorkspace(ctx, row.workspace_id);
+  if (row === undefined || workspace === undefined) return null;
+  return {
+    row,
+    workspace,
+    ipAllowlist: JSON.parse(row.ip_allowlist) as string[],
+    abilities: (JSON.parse(row.abilities) as string[]).filter((a): a is Ability => (ABILITIES as readonly string[]).includes(a)),
+  };
+}, TOKEN_CACHE_LIMIT);
+
 export function createAuthService(ctx: Context): AuthService {
   const unauthenticated = (): SandboxError => new SandboxError(401, 'api.unauthenticated', 'The API token is missing, invalid or revoked.');
   const tokenLimit = (tokenId: number): number => {
@@ -106,35 +124,6 @@ export function createAuthService(ctx: Context): AuthService {
     return row.rate_limit_per_minute ?? ctx.options.defaultTokenRateLimitPerMinute;
   };
 
-  // Token lookups, by token value, valid until a token, a workspace or another reference table changes
-  // (ctx.referenceGeneration, also moved by another process's commit to a file): requests skip the SHA-256 and
-  // both queries, card and order writes in between included, and a revocation, a frozen workspace or a changed
-  // limit is seen by the very next request. Bounded in size.
-  let cacheGeneration = -1;
-  let tokens = new Map<string, ResolvedToken | null>();
-  const lookup = (token: string): ResolvedToken | null => {
-    const generation = ctx.referenceGeneration();
-    const cacheable = ctx.referenceCacheable();
-    if (generation !== cacheGeneration || tokens.size >= TOKEN_CACHE_LIMIT) {
-      cacheGeneration = generation;
-      tokens = new Map();
-    }
-    const cached = cacheable ? tokens.get(token) : undefined;
-    if (cached !== undefined) return cached;
-    const row = ctx.db.prepare<[string], TokenRow>('SELECT id, workspace_id, name, abilities, ip_allowlist, rate_limit_per_minute, revoked_at FROM api_tokens WHERE token_hash = ?').get(hashToken(token));
-    const workspace = row === undefined ? undefined : loadWorkspace(ctx, row.workspace_id);
-    const found =
-      row === undefined || workspace === undefined
-        ? null
-        : {
-            row,
-            workspace,
-            ipAllowlist: JSON.parse(row.ip_allowlist) as string[],
-            abilities: (JSON.parse(row.abilities) as string[]).filter((a): a is Ability => (ABILITIES as readonly string[]).includes(a)),
-          };
-    if (cacheable) tokens.set(token, found);
-    return found;
-  };
 
   // Rate counters live in memory (D5 windows of one sandbox-clock minute), in the server runtime's own limiter:
   // counting a request must not cost a disk write. A restart starts every window afresh, which only ever lets a
@@ -144,7 +133,7 @@ export function createAuthService(ctx: Context): AuthService {
   return {
     authenticate(token, ip) {
       if (typeof token !== 'string' || !TOKEN_FORM.test(token)) throw unauthenticated();
-      const found = lookup(token);
+      const found = lookupToken(ctx, token);
       if (found === null) throw unauthenticated();
       const { row, workspace } = found;
       // D16: the workspace check overrides everything else once the token is resolved.

@@ -74,7 +74,7 @@ function perRowCount(build: (n: number) => string): (n: number) => string {
 
 const repeat = (n: number, text: string, separator: string): string => Array.from({ length: n }, () => text).join(separator);
 
-/** One account's balance (its own SQL text, used in pluck mode only; see `post`). */
+/** One account's balance (its own SQL text, used in pluck mode only; see `post` and `accountBalance`). */
 const BALANCE = 'SELECT balance AS posting_balance FROM accounts WHERE workspace_id = ? AND currency = ? AND code = ? AND card_uuid = ?';
 
 const INSERT_ENTRIES = perRowCount(
@@ -142,12 +142,11 @@ export function post(ctx: Context, postings: Posting | readonly Posting[]): Post
   const balances: PostedBalances = new Map();
   if (moves.size === 0) return balances;
 
-  // One primary-key lookup per account, by a statement that answers the bare balance (pluck): cheaper than one
-  // multi-account query, which SQLite runs as a multi-index OR with a rowid set to build.
-  const read = ctx.db.prepare<[number, string, string, string], string>(BALANCE).pluck(true);
+  // One primary-key lookup per account: cheaper than one multi-account query, which SQLite runs as a multi-index OR
+  // with a rowid set to build.
   const upserts: (string | number)[] = [];
   for (const [key, m] of moves) {
-    const after = money(read.get(m.workspaceId, m.currency, m.code, m.cardUuid) ?? '0').plus(m.delta);
+    const after = accountBalance(ctx, m.workspaceId, m.currency, m.code, m.cardUuid).plus(m.delta);
     balances.set(key, after);
     upserts.push(m.workspaceId, m.currency, m.code, m.cardUuid, fmt(after), now, now);
   }
@@ -166,10 +165,7 @@ export function balanceAfter(balances: PostedBalances, workspaceId: number, curr
 
 /** Current balance of one account (0 when it has never moved). */
 export function accountBalance(ctx: Context, workspaceId: number, currency: string, code: AccountCode, cardUuid?: string): Money {
-  const row = ctx.db
-    .prepare<[number, string, string, string], { balance: string }>('SELECT balance FROM accounts WHERE workspace_id = ? AND currency = ? AND code = ? AND card_uuid = ?')
-    .get(workspaceId, currency, code, cardUuid ?? '');
-  return money(row?.balance ?? '0');
+  return money(ctx.db.prepare<[number, string, string, string], string>(BALANCE).pluck(true).get(workspaceId, currency, code, cardUuid ?? '') ?? '0');
 }
 
 /** Creates the zero wallet accounts of a currency, so the wallet lists it before any money moves. */
