@@ -11,6 +11,8 @@
  *   API (`POST /sandbox/cards/{uuid}/authorizations`), in a fixed rotation per connection; the bare peer answers
  *   the same three routes with the same JSON.
  * Each at 10 and at 100 connections, 5 s per case (`BENCH_DURATION_S`; `BENCH_CONNECTIONS=100` for one level).
+ * After each sandbox case the bench prints how many of the orders the load issued were still open (pending or
+ * processing) when it stopped: work deferred past the window costs the sandbox nothing in the figure.
  *
  * - delivery latency: 200 card issues, one every 10 ms, to a sandbox whose healthy endpoint receives every event
  *   (latency = receipt minus the event's `occurred_at`), once alone and once next to an endpoint that never
@@ -41,7 +43,7 @@ interface Targets {
   cardUuid: string;
 }
 
-type Command = { type: 'close' } | { type: 'deliveries'; healthyUrl: string; hangingUrl: string | null; count: number };
+type Command = { type: 'close' } | { type: 'open-orders' } | { type: 'deliveries'; healthyUrl: string; hangingUrl: string | null; count: number };
 
 
 /** Worker side: the sandbox (in memory) and the bare Fastify app, both on 127.0.0.1. */
@@ -65,6 +67,12 @@ async function serve(): Promise<void> {
   const targets: Targets = { sandbox: running.origin, bare: `http://127.0.0.1:${bareAddress.port}`, token, cardUuid };
   parentPort!.postMessage(targets);
   parentPort!.on('message', async (command: Command) => {
+    if (command.type === 'open-orders') {
+      // Orders issued by the load and not completed yet: the work a case left behind when its load stopped.
+      const open = sandbox.orders.list(1, { status: 'pending' }).meta.total + sandbox.orders.list(1, { status: 'processing' }).meta.total;
+      parentPort!.postMessage({ open });
+      return;
+    }
     if (command.type === 'close') {
       await bare.close();
       await running.close();
@@ -174,6 +182,9 @@ async function main(): Promise<void> {
     for (const c of cases) {
       const bare = await measure(targets.bare, c.kind, targets, connections);
       const sandbox = await measure(targets.sandbox, c.kind, targets, connections);
+      worker.postMessage({ type: 'open-orders' } satisfies Command);
+      const [{ open }] = (await once(worker, 'message')) as [{ open: number }];
+      const issued = c.kind === 'get' ? 0 : Math.round(sandbox.requests * (c.kind === 'post' ? 1 : 0.2));
       for (const [label, m] of [['bare', bare], ['sandbox', sandbox]] as const) {
         console.log(
           `${c.name.padEnd(26)} ${String(connections).padStart(5)} ${label.padEnd(8)} ${m.rps.toFixed(0).padStart(9)} ${m.mean.toFixed(2).padStart(8)} ${String(m.p50).padStart(7)} ${String(m.p99).padStart(7)} ${String(m.requests).padStart(9)} ${String(m.non2xx).padStart(8)} ${String(m.errors).padStart(7)}`,
@@ -181,7 +192,8 @@ async function main(): Promise<void> {
       }
       // autocannon reports percentiles in whole milliseconds: a bare p50 of 0 has no ratio, the mean does.
       const x = (a: number, b: number): string => (b === 0 ? `n/a (bare ${b} ms)` : `${(a / b).toFixed(2)}x`);
-      ratios.push(`${c.name} @${connections}: sandbox throughput ${x(sandbox.rps, bare.rps)} of bare; mean latency ${x(sandbox.mean, bare.mean)}, p99 ${x(sandbox.p99, bare.p99)} (sandbox p99 ${sandbox.p99} ms)`);
+      const backlog = issued === 0 ? '' : `; orders still open when the load stopped: ${open} of about ${issued} issued`;
+      ratios.push(`${c.name} @${connections}: sandbox throughput ${x(sandbox.rps, bare.rps)} of bare; mean latency ${x(sandbox.mean, bare.mean)}, p99 ${x(sandbox.p99, bare.p99)} (sandbox p99 ${sandbox.p99} ms)${backlog}`);
     }
   }
   console.log('');

@@ -1,0 +1,43 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { issueBody, setup } from './test-support.js';
+
+/**
+ * The background scheduler (autoRun): due work runs in slices on a real timer, between turns of the event loop.
+ * Driven here by vitest's fake timers and the manual clock, so each slice is fired on purpose and nothing depends
+ * on how fast this machine is.
+ */
+describe('scheduler slices', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const openOrders = (sandbox: ReturnType<typeof setup>['sandbox'], ws: number, status: 'pending' | 'processing'): number => sandbox.orders.list(ws, { status }).meta.total;
+
+  it('pays for the work a burst of writes scheduled in the next slice, not 32 steps at a time', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate'] });
+    const { sandbox, ws, clock } = setup({ autoRun: true, orderLatencyMs: 10 });
+    sandbox.admin.deposit(ws, { amount: '100000.00', description: 'burst' });
+    // What a hundred connections bring in one turn of the event loop: 100 issues, each its own write.
+    for (let i = 0; i < 100; i++) sandbox.cards.create(ws, issueBody({ initial_topup_amount: '10.00' }), `burst-${i}`);
+    expect(openOrders(sandbox, ws, 'pending')).toBe(100);
+
+    // The re-arm after the burst (setImmediate) points the timer at the first due order (10 ms on); it fires once.
+    await vi.advanceTimersByTimeAsync(0);
+    clock.advance(10);
+    await vi.advanceTimersByTimeAsync(10);
+    // Every due order took its step in that one slice (a fixed slice of 32 steps left 68 of them pending).
+    expect(openOrders(sandbox, ws, 'pending')).toBe(0);
+    expect(openOrders(sandbox, ws, 'processing')).toBe(100);
+
+    // No write since that slice: the next one has the base budget of 32 steps, and slices chain (re-armed at
+    // once) while work is due, until every order completed.
+    clock.advance(10);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(openOrders(sandbox, ws, 'processing')).toBe(100 - 32);
+    for (let i = 0; i < 10 && openOrders(sandbox, ws, 'processing') > 0; i++) await vi.advanceTimersByTimeAsync(10);
+    expect(openOrders(sandbox, ws, 'processing')).toBe(0);
+    expect(sandbox.orders.list(ws, { status: 'completed' }).meta.total).toBe(100);
+    expect(sandbox.admin.audit()).toEqual([]);
+    sandbox.close();
+  });
+});
