@@ -40,4 +40,28 @@ describe('scheduler slices', () => {
     expect(sandbox.admin.audit()).toEqual([]);
     sandbox.close();
   });
+
+  it('rolls back a run of steps in which one fails, and runs them again one by one: the steps before the fault happen, its error surfaces', () => {
+    const { sandbox, ws } = setup({ orderLatencyMs: 10 });
+    const orders = [0, 1, 2].map((i) => sandbox.cards.create(ws, issueBody({ initial_topup_amount: '10.00' }), `fault-${i}`));
+    sandbox.advance(10);
+    expect(openOrders(sandbox, ws, 'processing')).toBe(3);
+    // A fault in the middle order's completion (what a full in-memory database or a bug would raise).
+    const faulty = sandbox.db.prepare<[string], { id: number }>('SELECT id FROM orders WHERE uuid = ?').get(orders[1]!.uuid)!.id;
+    sandbox.db.exec(`CREATE TEMP TRIGGER injected_fault BEFORE UPDATE OF status ON orders WHEN OLD.id = ${faulty} AND NEW.status = 'completed' BEGIN SELECT RAISE(ABORT, 'injected fault'); END`);
+
+    expect(() => sandbox.advance(10)).toThrow(/injected fault/);
+    const status = (uuid: string): string => sandbox.orders.get(ws, uuid).status;
+    expect(orders.map((o) => status(o.uuid))).toEqual(['completed', 'processing', 'processing']);
+    expect(sandbox.admin.audit()).toEqual([]);
+
+    // Once the fault is gone the next run finishes the rest, each order once.
+    sandbox.db.exec('DROP TRIGGER injected_fault');
+    sandbox.runDue();
+    expect(orders.map((o) => status(o.uuid))).toEqual(['completed', 'completed', 'completed']);
+    expect(sandbox.admin.audit()).toEqual([]);
+    const captures = sandbox.db.prepare("SELECT COUNT(*) FROM ledger_entries WHERE reason_code = 'held_capture'").pluck().get();
+    expect(captures).toBe(6);
+    sandbox.close();
+  });
 });
