@@ -1,17 +1,22 @@
 /**
  * CPU profile of the sandbox under load: `node --import tsx scripts/profile-sandbox.ts [get|post|mixed] [connections]`.
  *
- * Starts the sandbox (in memory, no rate limits) in a child process under `--cpu-prof`, drives one case of
- * bench/sandbox.ts at it with autocannon from this process for `PROFILE_DURATION_S` seconds (default 5), stops the
- * child so that it writes the profile, and prints the functions with the most self time and the heaviest inclusive
- * frames of the sandbox's own code. The profile file is kept (its path is printed) for Chrome DevTools.
+ * Starts the sandbox (in memory, no rate limits) in a child process, warms it up, then drives one case of
+ * bench/sandbox.ts at it with autocannon from this process for `PROFILE_DURATION_S` seconds (default 5) while the
+ * child profiles itself (the inspector's CPU profiler, started and stopped around the load: start-up, compilation
+ * and the warm-up are not in the figures). It prints the functions with the most self time and the heaviest
+ * inclusive frames of the sandbox's own code. The profile file is kept (its path is printed) for Chrome DevTools.
  *
  * The sandbox runs from its TypeScript sources (the `@card-api/source` condition), as the tests and benches do.
+ *
+ * It also prints the sandbox process's CPU time per request over the load (all its threads, user and system), a
+ * figure that the machine's other load does not inflate; `PROFILE_CPU_ONLY=1` measures it without the profiler.
  *
  * Not a benchmark (it prints no ratios and profiling slows the server); it answers "where does the time go".
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -30,7 +35,26 @@ async function serve(): Promise<void> {
   const running = await startSandbox({ port: 0, host: '127.0.0.1', rateLimit: 0, ipRateLimit: 0, sandboxOptions: { onError: () => undefined } });
   const { token, cardUuid } = await benchCard(running, ABILITIES);
   process.stdout.write(`${JSON.stringify({ origin: running.origin, token, cardUuid } satisfies Targets)}\n`);
-  process.once('SIGINT', () => void running.close().then(() => process.exit(0)));
+  // Commands from the parent, one per line: `start`, then `stop <file>` (writes the profile, answers `stopped`).
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  const profiling = process.env.PROFILE_CPU_ONLY !== '1';
+  let cpu = process.cpuUsage();
+  for await (const line of createInterface({ input: process.stdin })) {
+    if (line === 'start') {
+      if (profiling) await session.post('Profiler.start');
+      cpu = process.cpuUsage();
+      process.stdout.write('started\n');
+    } else if (line.startsWith('stop ')) {
+      // CPU time of the process (all its threads) over the load: unlike the profile's wall-clock samples, it does
+      // not count the time this process waited for a core the load generator was using.
+      const used = process.cpuUsage(cpu);
+      if (profiling) writeFileSync(line.slice(5), JSON.stringify((await session.post('Profiler.stop')).profile));
+      process.stdout.write(`${JSON.stringify(used)}\n`);
+    }
+  }
+  await running.close();
 }
 
 interface ProfileNode {
@@ -85,25 +109,32 @@ async function main(): Promise<void> {
   const connections = Number(process.argv[3] ?? 100);
   const duration = Number(process.env.PROFILE_DURATION_S ?? 5);
   const dir = mkdtempSync(path.join(tmpdir(), 'sandbox-profile-'));
-  const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--conditions=@card-api/source', '--import', 'tsx', import.meta.filename, '--serve'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout! });
-  const first = await lines[Symbol.asyncIterator]().next();
-  if (first.done) throw new Error('the sandbox exited before it was ready');
-  const targets = JSON.parse(first.value as string) as Targets;
+  const child = spawn(process.execPath, ['--conditions=@card-api/source', '--import', 'tsx', import.meta.filename, '--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const answer = async (): Promise<string> => {
+    const next = await lines.next();
+    if (next.done) throw new Error('the sandbox exited');
+    return next.value as string;
+  };
+  const targets = JSON.parse(await answer()) as Targets;
   const headers = { authorization: `Bearer ${targets.token}` };
-  // Warm-up outside the reported numbers, then the measured run.
+  // Warm-up outside the profile, then the profiled run.
   await autocannon({ url: targets.origin, connections: 10, duration: 1, headers, requests: benchRequests(kind, targets.cardUuid) });
+  child.stdin!.write('start\n');
+  await answer();
   const result = await autocannon({ url: targets.origin, connections, duration, headers, requests: benchRequests(kind, targets.cardUuid) });
-  console.log(`${kind} @${connections}: ${result.requests.average.toFixed(0)} req/s under --cpu-prof, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}`);
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGINT');
-  await exited;
-  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-  if (file === undefined) throw new Error(`no profile was written to ${dir}`);
-  summarize(path.join(dir, file));
-  console.log(`
-profile: ${path.join(dir, file)}`);
+  const file = path.join(dir, `${kind}-${connections}.cpuprofile`);
+  child.stdin!.write(`stop ${file}\n`);
+  const used = JSON.parse(await answer()) as NodeJS.CpuUsage;
+  const perRequest = (µs: number): string => (µs / result.requests.total).toFixed(1);
+  console.log(`${kind} @${connections}: ${result.requests.average.toFixed(0)} req/s while measured, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}`);
+  const cpuOnly = process.env.PROFILE_CPU_ONLY === '1';
+  console.log(`sandbox process CPU per request: ${perRequest(used.user + used.system)} µs (user ${perRequest(used.user)}, system ${perRequest(used.system)})${cpuOnly ? '' : ', profiler included'}`);
+  child.stdin!.end();
+  await new Promise((resolve) => child.once('exit', resolve));
+  if (cpuOnly) return;
+  summarize(file);
+  console.log(`\nprofile: ${file}`);
 }
-
 if (process.argv.includes('--serve')) await serve();
 else await main();
