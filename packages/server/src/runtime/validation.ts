@@ -10,7 +10,7 @@
  *   coerces (a number becomes a string) and drops unknown fields silently: validating first turns a handler's
  *   wrong body into a logged 500 instead of a quietly different payload.
  */
-import { Ajv2020, type ErrorObject, type Options, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type FormatDefinition, type Options, type ValidateFunction } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 import type { FieldErrors } from './errors.js';
 import type { JsonSchema } from './types.js';
@@ -33,9 +33,57 @@ export interface SchemaValidators {
 
 const COMMON: Options = { strict: true, allowUnionTypes: true, allErrors: true, validateFormats: true };
 
+/** Days of each month in a common year (index 1 = January). */
+const DAYS_IN_MONTH = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The decimal value of `length` ASCII digits of `s` from `at`, or -1 if one of them is not a digit. */
+function digitsAt(s: string, at: number, length: number): number {
+  let value = 0;
+  for (let i = at; i < at + length; i++) {
+    const d = s.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    value = value * 10 + d;
+  }
+  return value;
+}
+
+/**
+ * True for a valid RFC 3339 date-time in the one form servers emit most, UTC as `Date#toISOString` writes it
+ * (`2026-03-01T12:00:00.000Z`, any number of fraction digits or none), checked without a regular expression or an
+ * allocation. False means "not this form", not "invalid": the caller then asks the full validator. Every date-time
+ * of every response is validated, and ajv-formats' check (a split and two regular expressions with captures) was
+ * the largest part of validating a card.
+ */
+export function isCanonicalUtcDateTime(s: string): boolean {
+  const n = s.length;
+  if (n < 20 || s.charCodeAt(n - 1) !== 90 /* Z */) return false;
+  if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return false;
+  if (n > 20) {
+    // A fraction: a dot and at least one digit before the Z.
+    if (s.charCodeAt(19) !== 46 || n === 21 || digitsAt(s, 20, n - 21) < 0) return false;
+  }
+  const year = digitsAt(s, 0, 4);
+  const month = digitsAt(s, 5, 2);
+  const day = digitsAt(s, 8, 2);
+  const hour = digitsAt(s, 11, 2);
+  const minute = digitsAt(s, 14, 2);
+  const second = digitsAt(s, 17, 2);
+  if (year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month]!);
+}
+
+/** ajv-formats' full `date-time` format, behind the allocation-free check of the common UTC form. */
+function dateTimeFormat(): FormatDefinition<string> {
+  const full = formats.default.get('date-time') as FormatDefinition<string>;
+  const validate = full.validate as (s: string) => boolean;
+  return { ...full, validate: (s: string) => isCanonicalUtcDateTime(s) || validate(s) };
+}
+
 function instance(options: Options, schemas: readonly JsonSchema[]): Ajv2020 {
   const ajv = new Ajv2020({ ...COMMON, ...options });
   formats.default(ajv);
+  ajv.addFormat('date-time', dateTimeFormat());
   for (const schema of schemas) ajv.addSchema(schema as Record<string, unknown>);
   return ajv;
 }
