@@ -155,6 +155,12 @@ const STEPS_PER_SLICE = 32;
  */
 const STEPS_PER_WRITE = 2;
 
+/**
+ * The most steps one slice runs, however many writes came in (a burst of writes that scheduled nothing, deposits
+ * for example, must not let one slice hold the event loop for seconds).
+ */
+const MAX_STEPS_PER_SLICE = 1024;
+
 /** Default initial funding of the seeded workspace. */
 export const DEFAULT_SEED_BALANCE = '10000.00';
 
@@ -237,7 +243,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         // A bounded slice of the due work, then back to the event loop (requests waiting meanwhile are served),
         // re-armed at once if more is due. One re-arm per slice, not per step.
         batching = true;
-        const budget = STEPS_PER_SLICE + STEPS_PER_WRITE * writesSinceSlice;
+        const budget = Math.min(MAX_STEPS_PER_SLICE, STEPS_PER_SLICE + STEPS_PER_WRITE * writesSinceSlice);
         writesSinceSlice = 0;
         try {
           runDue(ctx, budget);

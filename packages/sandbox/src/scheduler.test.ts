@@ -41,6 +41,19 @@ describe('scheduler slices', () => {
     sandbox.close();
   });
 
+  it('caps a slice at 1024 steps however many writes came in', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate'] });
+    const { sandbox, ws, clock } = setup({ autoRun: true, orderLatencyMs: 10 });
+    sandbox.admin.deposit(ws, { amount: '100000.00', description: 'cap' });
+    for (let i = 0; i < 1100; i++) sandbox.cards.create(ws, issueBody({ initial_topup_amount: '10.00' }), `cap-${i}`);
+    await vi.advanceTimersByTimeAsync(0);
+    clock.advance(10);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(openOrders(sandbox, ws, 'processing')).toBe(1024);
+    expect(openOrders(sandbox, ws, 'pending')).toBe(1100 - 1024);
+    sandbox.close();
+  });
+
   it('rolls back a run of steps in which one fails, and runs them again one by one: the steps before the fault happen, its error surfaces', () => {
     const { sandbox, ws } = setup({ orderLatencyMs: 10 });
     const orders = [0, 1, 2].map((i) => sandbox.cards.create(ws, issueBody({ initial_topup_amount: '10.00' }), `fault-${i}`));
