@@ -358,6 +358,93 @@ describe('errors', () => {
   });
 });
 
+describe('deeply frozen bodies (a cached read served many times)', () => {
+  /** A frozen `{ data: thing }` whose `label` getter counts how often validation and serialization read the body. */
+  const counted = (label = 'abc') => {
+    const reads = { count: 0 };
+    const thing = Object.freeze(
+      Object.defineProperty({ ...THING }, 'label', {
+        enumerable: true,
+        get: () => {
+          reads.count++;
+          return label;
+        },
+      }),
+    );
+    return { body: Object.freeze({ data: thing }), reads };
+  };
+
+  it('validates and serializes the same frozen body once, and sends the same bytes each time', async () => {
+    const { body, reads } = counted();
+    const { call } = await start({}, { getThing: () => body });
+    const first = await call('GET', `/things/${UUID}`, { token: 'reader' });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const afterFirst = reads.count;
+    expect(afterFirst).toBeGreaterThan(0);
+    for (let i = 0; i < 3; i++) {
+      const again = await call('GET', `/things/${UUID}`, { token: 'reader' });
+      expect(again.text).toBe(first.text);
+      expect(again.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+    }
+    expect(reads.count).toBe(afterFirst);
+  });
+
+  it('keeps nothing for a body frozen only at the top: a change inside it is sent', async () => {
+    const inner = { ...THING };
+    const body = Object.freeze({ data: inner });
+    const { call } = await start({}, { getThing: () => body });
+    expect((await call('GET', `/things/${UUID}`, { token: 'reader' })).json.data.label).toBe('abc');
+    inner.label = 'xyz';
+    expect((await call('GET', `/things/${UUID}`, { token: 'reader' })).json.data.label).toBe('xyz');
+    inner.label = 'NOT VALID';
+    expect((await call('GET', `/things/${UUID}`, { token: 'reader' })).status).toBe(500);
+  });
+
+  it('checks a frozen body against each route and status it is sent on', async () => {
+    // Valid for getThing (200) and touchThing (202); listThings (200 too) wants an array of things.
+    const { body } = counted();
+    const { call } = await start({}, { getThing: () => body, touchThing: () => body, listThings: () => body });
+    expect((await call('GET', `/things/${UUID}`, { token: 'reader' })).status).toBe(200);
+    expect((await call('GET', '/things', { token: 'reader' })).status).toBe(500);
+    expect((await call('GET', `/things/${UUID}`, { token: 'reader' })).status).toBe(200);
+    expect((await call('POST', `/things/${UUID}/touch`, { token: 'writer', body: {} })).status).toBe(202);
+    expect((await call('GET', '/things', { token: 'reader' })).status).toBe(500);
+  });
+
+  it('refuses an invalid frozen body every time, and in log mode logs it on every send', async () => {
+    const { body } = counted('NOT VALID');
+    const strict = await start({}, { getThing: () => body });
+    for (let i = 0; i < 2; i++) expect((await strict.call('GET', `/things/${UUID}`, { token: 'reader' })).status).toBe(500);
+
+    const lenient = await start({ responseValidation: 'log' }, { getThing: () => body });
+    for (let i = 0; i < 2; i++) expect((await lenient.call('GET', `/things/${UUID}`, { token: 'reader' })).status).toBe(200);
+    expect(lenient.logs.filter((line) => line.includes('does not match the spec'))).toHaveLength(2);
+  });
+
+  it("still runs the app's preSerialization hooks, which may replace the body", async () => {
+    const { body } = counted();
+    const hooked = Fastify({ logger: false });
+    apps.push(hooked);
+    let seen = 0;
+    hooked.addHook('preSerialization', async (request, _reply, payload) => {
+      seen++;
+      return request.url.endsWith('?swap=1') ? { data: { ...THING, label: 'swapped' } } : payload;
+    });
+    await hooked.register(createCardApiPlugin(fixtureApi), {
+      prefix: '/api/v1',
+      handlers: { ping: () => ({ ok: true }), listThings: () => ({ data: [] }), createThing: () => ({ data: THING }), getThing: () => body, touchThing: () => ({ data: THING }) },
+      authenticate: (token: string) => TOKENS[token] ?? null,
+    } as CardApiOptions<unknown, AuthResult>);
+    const base = await hooked.listen({ port: 0, host: '127.0.0.1' });
+    const get = async (query = '') => (await (await fetch(`${base}/api/v1/things/${UUID}${query}`, { headers: { authorization: 'Bearer reader' } })).json()) as { data: { label: string } };
+    expect((await get()).data.label).toBe('abc');
+    expect((await get('?swap=1')).data.label).toBe('swapped');
+    expect((await get()).data.label).toBe('abc');
+    expect(seen).toBe(3);
+  });
+});
+
 describe('authentication and access (contract 5, D16)', () => {
   it.each([
     ['no Authorization header', undefined, {}, 401, 'api.unauthenticated'],

@@ -181,6 +181,41 @@ describe('issue', () => {
   });
 });
 
+describe('shared card details (the HTTP read path)', () => {
+  it('hands out one frozen detail until the next commit, equal to what get returns, and never mutable', () => {
+    const { sandbox, ws } = setup();
+    const card = issueActiveCard(sandbox, ws);
+    const shared = sandbox.cards.getShared(ws, card);
+    expect(Object.isFrozen(shared)).toBe(true);
+    expect(Object.isFrozen(shared.avs_billing_address)).toBe(true);
+    expect(sandbox.cards.getShared(ws, card.toUpperCase())).toBe(shared);
+    expect(shared).toEqual(sandbox.cards.get(ws, card));
+    // get still hands out a copy the caller may change, which changes nothing shared.
+    const copy = sandbox.cards.get(ws, card);
+    copy.status = 'closed';
+    copy.avs_billing_address!.city = 'Elsewhere';
+    expect(sandbox.cards.getShared(ws, card)).toBe(shared);
+    expect(shared.status).toBe('active');
+    expect(shared.avs_billing_address!.city).not.toBe('Elsewhere');
+
+    // Any commit ends the sharing: the next read is the card as it is now.
+    sandbox.cards.topup(ws, card, { amount: '20.00' }, 'shared-topup');
+    sandbox.advance(1000);
+    const after = sandbox.cards.getShared(ws, card);
+    expect(after).not.toBe(shared);
+    expect(after.card_balance).not.toBe(shared.card_balance);
+    expect(after).toEqual(sandbox.cards.get(ws, card));
+  });
+
+  it('answers 404 for a card of another workspace or none, as get does', () => {
+    const { sandbox, ws } = setup();
+    const card = issueActiveCard(sandbox, ws);
+    const other = sandbox.admin.createWorkspace({ name: 'Other' }).id;
+    expect(catchError(() => sandbox.cards.getShared(other, card))).toMatchObject({ status: 404, code: 'card.not_found' });
+    expect(catchError(() => sandbox.cards.getShared(ws, '00000000-0000-4000-8000-000000000000'))).toMatchObject({ status: 404, code: 'card.not_found' });
+  });
+});
+
 describe('topup', () => {
   it('holds amount + fixed + percent fee (half-up) and loads the amount', () => {
     const { sandbox, ws } = setup();

@@ -39,6 +39,11 @@ export interface CardListQuery extends PageQuery {
 export interface CardsService extends CardTransactionReads {
   list(workspaceId: number, query?: CardListQuery, basePath?: string): Paginated<CardListRow>;
   get(workspaceId: number, uuid: string): CardDetail;
+  /**
+   * `get` without the copy: the detail shared by every read until the next commit, frozen. For the HTTP layer,
+   * whose plugin then validates and serializes an unchanged card once (see `cardApi`'s frozen bodies).
+   */
+  getShared(workspaceId: number, uuid: string): Readonly<CardDetail>;
   /** `POST /cards`: holds `initial_topup_amount` + `card_issue_fixed` (D21) and creates the card in `pending_issue`. */
   create(workspaceId: number, body: CreateCardBody, idempotencyKey?: string): AcceptedOrder;
   /** `POST /cards/{uuid}/topup`: holds `amount` + `topup_fixed` + `amount` x `topup_percent` (D21). Active or frozen cards only. */
@@ -159,6 +164,12 @@ const CARD_DETAIL_CACHE_LIMIT = 1000;
 function copyDetail(detail: CardDetail): CardDetail {
   const address = detail.avs_billing_address;
   return address === null ? { ...detail } : { ...detail, avs_billing_address: { ...address } };
+}
+
+/** Freezes a detail and its one nested object: a cached detail is shared, so nothing may change it. */
+function freezeDetail(detail: CardDetail): CardDetail {
+  if (detail.avs_billing_address !== null) Object.freeze(detail.avs_billing_address);
+  return Object.freeze(detail);
 }
 
 /** A raw row of {@link CARD_DETAIL_SELECT}, typed column by column. */
@@ -297,6 +308,10 @@ export function createCardsService(ctx: Context): CardsService {
   let detailsGeneration = -1;
   let details = new Map<string, CardDetail | null>();
   const readDetail = (uuid: string): CardDetail | undefined => {
+    const shared = readSharedDetail(uuid);
+    return shared === undefined ? undefined : copyDetail(shared);
+  };
+  const readSharedDetail = (uuid: string): Readonly<CardDetail> | undefined => {
     if (ctx.db.inTransaction) {
       const row = detailRead.get(uuid);
       return row === undefined ? undefined : detailFromRaw(row);
@@ -309,10 +324,10 @@ export function createCardsService(ctx: Context): CardsService {
     let detail = details.get(uuid);
     if (detail === undefined) {
       const row = detailRead.get(uuid);
-      detail = row === undefined ? null : detailFromRaw(row);
+      detail = row === undefined ? null : freezeDetail(detailFromRaw(row));
       details.set(uuid, detail);
     }
-    return detail === null ? undefined : copyDetail(detail);
+    return detail === null ? undefined : detail;
   };
   /** A card of the workspace, or 404 (also for a card of another workspace, so that its existence does not leak). */
   const ownedCard = (workspaceId: number, uuid: string): CardRow => {
@@ -452,6 +467,12 @@ export function createCardsService(ctx: Context): CardsService {
     get(workspaceId, uuid) {
       // One query: the card with its balance, under ownedCard's rule (another workspace's card is a 404 too).
       const detail = typeof uuid === 'string' ? readDetail(uuid.toLowerCase()) : undefined;
+      if (detail === undefined || detail.workspace_id !== workspaceId) throw new SandboxError(404, 'card.not_found', `No card ${String(uuid)} in this workspace.`);
+      return detail;
+    },
+
+    getShared(workspaceId, uuid) {
+      const detail = typeof uuid === 'string' ? readSharedDetail(uuid.toLowerCase()) : undefined;
       if (detail === undefined || detail.workspace_id !== workspaceId) throw new SandboxError(404, 'card.not_found', `No card ${String(uuid)} in this workspace.`);
       return detail;
     },

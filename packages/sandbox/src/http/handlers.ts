@@ -35,6 +35,22 @@ export function domain<T>(run: () => T): T {
   }
 }
 
+/** The `{ data }` envelope of each shared (frozen) domain object, itself frozen and made once per object. */
+const envelopes = new WeakMap<object, Readonly<{ data: unknown }>>();
+
+/**
+ * `{ data: value }` for a value the domain shares between reads until the next commit: the same frozen envelope
+ * each time, so that the plugin validates and serializes an unchanged body once.
+ */
+function sharedEnvelope<T extends object>(value: Readonly<T>): Readonly<{ data: Readonly<T> }> {
+  let envelope = envelopes.get(value);
+  if (envelope === undefined) {
+    envelope = Object.freeze({ data: value });
+    envelopes.set(value, envelope);
+  }
+  return envelope as Readonly<{ data: Readonly<T> }>;
+}
+
 /** The `ApiError` for a `SandboxError`; any other value is returned as is (the plugin answers it 500). */
 export function toApiError(error: unknown): unknown {
   if (error instanceof SandboxError) return new ApiError(error.status, error.code, error.message, error.fieldErrors);
@@ -73,7 +89,7 @@ export function sandboxHandlers(sandbox: Sandbox, options: SandboxHandlerOptions
 
     listCards: ({ auth, query, request }) => domain(() => sandbox.cards.list(auth.workspace.id, query, base(request, '/cards'))),
 
-    getCard: ({ auth, params }) => ({ data: domain(() => sandbox.cards.get(auth.workspace.id, params.uuid)) }),
+    getCard: ({ auth, params }) => sharedEnvelope(domain(() => sandbox.cards.getShared(auth.workspace.id, params.uuid))),
 
     listCardTransactions: ({ auth, params, query, request }) =>
       domain(() => sandbox.cards.listTransactions(auth.workspace.id, params.uuid, query, base(request, `/cards/${encodeURIComponent(params.uuid)}/transactions`))),

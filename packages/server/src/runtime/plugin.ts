@@ -45,6 +45,10 @@ export interface CardApiOptions<Handlers = unknown, Auth extends AuthResult = Au
   /**
    * What to do when a handler's body does not match the spec's response schema: `error` (default) logs and
    * answers 500 `api.internal_error`; `log` logs and sends it; `off` skips the check (fastest).
+   *
+   * A handler that returns a deeply frozen body (`Object.freeze` at every level, such as a cached read shared
+   * until its data changes) gets it checked and serialized once per route and status: sent again, the same
+   * object costs neither. It still goes through Fastify's send and hooks.
    */
   responseValidation?: 'error' | 'log' | 'off';
   /** The id sent as `X-Request-Id` and in every error body. Default `req_` + 32 random hex digits. */
@@ -88,6 +92,31 @@ function isStatusReply(value: unknown): value is { status: number; body: unknown
   const keys = Object.keys(value);
   const status = (value as { status?: unknown }).status;
   return keys.length === 2 && keys.includes('body') && Number.isInteger(status) && (status as number) >= 100 && (status as number) <= 599;
+}
+
+/** The content type Fastify gives a serialized JSON body. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Whether `value` and every object and array inside it are frozen: nothing in it can change. A body nested deeper
+ * than a response ever is (or a cycle) counts as not frozen.
+ */
+function isDeepFrozen(value: object, depth = 0): boolean {
+  if (depth > 32 || !Object.isFrozen(value)) return false;
+  for (const child of Object.values(value)) {
+    if (typeof child === 'object' && child !== null && !isDeepFrozen(child as object, depth + 1)) return false;
+  }
+  return true;
+}
+
+/**
+ * The body as Fastify's send serializes it: the route's compiled serializer for the status, else for its class
+ * (`2xx`), else `default`, else JSON.stringify.
+ */
+function serializeFor(reply: FastifyReply, status: number, payload: unknown): string {
+  const code = String(status);
+  const compiled = reply.getSerializationFunction(code) ?? reply.getSerializationFunction(`${code[0]}xx`) ?? reply.getSerializationFunction('default');
+  return compiled === undefined ? JSON.stringify(payload) : compiled(payload as Record<string, unknown>);
 }
 
 /** A request the framework could not read (bad JSON, empty JSON body, wrong media type, too large). */
@@ -134,13 +163,21 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
       }
     }
 
-    /** Whether `body` may be sent as `status` on `route`; logs a mismatch. False only when it must not be sent. */
-    const conforms = (request: FastifyRequest, route: RouteDefinition | undefined, status: number, body: unknown): boolean => {
+    // Deeply frozen bodies already sent, with the route and status they were validated and serialized for.
+    const sentBodies = new WeakMap<object, { route: RouteDefinition; status: number; json: string | null }>();
+
+    /**
+     * Whether `body` may be sent as `status` on `route`: `valid` (or not checked), `mismatch` (logged, sent in `log`
+     * mode) or `refused` (logged; `error` mode).
+     */
+    const check = (request: FastifyRequest, route: RouteDefinition | undefined, status: number, body: unknown): 'valid' | 'mismatch' | 'refused' => {
       const validate = route ? responseValidators.get(route)?.get(status) : undefined;
-      if (!validate || validate(body)) return true;
+      if (!validate || validate(body)) return 'valid';
       request.log.error({ operationId: route?.operationId, status, problems: describe(validate.errors) }, 'card-api: response body does not match the spec');
-      return mode !== 'error';
+      return mode === 'error' ? 'refused' : 'mismatch';
     };
+    const conforms = (request: FastifyRequest, route: RouteDefinition | undefined, status: number, body: unknown): boolean => check(request, route, status, body) !== 'refused';
+    const refusedBody = (route: RouteDefinition, status: number): Error => new Error(`${route.operationId} answered ${status} with a body that does not match the spec`);
 
     const sendError = (request: FastifyRequest, reply: FastifyReply, status: number, body: ErrorBody, headers: Record<string, string> = {}): FastifyReply => {
       if (!conforms(request, stateOf(request)?.route, status, body)) {
@@ -272,7 +309,31 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
           });
           const result = isThenable(returned) ? await returned : returned;
           const [status, body] = isStatusReply(result) ? [result.status, result.body] : [route.successStatus, result];
-          if (!conforms(request, route, status, body)) throw new Error(`${route.operationId} answered ${status} with a body that does not match the spec`);
+          // A deeply frozen body cannot change, so it is validated once per route and status and serialized once
+          // (a cached read served many times); it still goes through Fastify's send, hooks included.
+          if (typeof body === 'object' && body !== null && Object.isFrozen(body)) {
+            let kept = sentBodies.get(body);
+            if (kept === undefined || kept.route !== route || kept.status !== status) {
+              kept = undefined;
+              if (isDeepFrozen(body)) {
+                const verdict = check(request, route, status, body);
+                if (verdict === 'refused') throw refusedBody(route, status);
+                // A body sent despite a mismatch (`log` mode) is not kept: each send logs it, as any other body.
+                if (verdict === 'mismatch') return reply.code(status).send(body);
+                kept = { route, status, json: null };
+                sentBodies.set(body, kept);
+              }
+            }
+            if (kept !== undefined) {
+              const memo = kept;
+              return reply
+                .code(status)
+                .type(JSON_TYPE)
+                .serializer((payload: unknown) => (payload === body ? (memo.json ??= serializeFor(reply, status, payload)) : serializeFor(reply, status, payload)))
+                .send(body);
+            }
+          }
+          if (!conforms(request, route, status, body)) throw refusedBody(route, status);
           return reply.code(status).send(body);
         },
       });
