@@ -107,5 +107,13 @@ describe.skipIf(!available && !inCi)('the docs page in chromium', () => {
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
     expect(preflight.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, X-Idempotency-Key');
     expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
+
+    // A server-to-server call (no Origin) is no CORS request: no CORS headers on its answer.
+    const direct = await fetch(`${running.baseUrl}/ping`, { headers: { authorization: `Bearer ${running.token!}` } });
+    expect(direct.status).toBe(200);
+    expect([...direct.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
+    const crossOrigin = await fetch(`${running.baseUrl}/ping`, { headers: { authorization: `Bearer ${running.token!}`, origin: otherOrigin } });
+    expect(crossOrigin.headers.get('access-control-allow-origin')).toBe('*');
+    expect(crossOrigin.headers.get('access-control-expose-headers')).toContain('X-Request-Id');
   });
 });

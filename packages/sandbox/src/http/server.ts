@@ -163,12 +163,18 @@ const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, X-Idempotency-Key';
 const CORS_EXPOSE_HEADERS = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After';
 
 /**
- * CORS for the sandbox (a local tool, so any origin): every answer allows the caller's origin and exposes the
- * request-id and rate-limit headers; a preflight `OPTIONS` is answered 204 before routing.
+ * CORS for the sandbox (a local tool, so any origin): every answer to a browser on another origin (a request with
+ * an `Origin` header, which browsers always send across origins) allows it and exposes the request-id and
+ * rate-limit headers; a preflight `OPTIONS` is answered 204 before routing. A server-to-server call has no
+ * `Origin` and gets none of these headers (two fewer headers to validate and write on every answer).
  */
 function registerCors(app: FastifyInstance): void {
   // A callback hook, not an async one: it runs on every request and has nothing to await.
   app.addHook('onRequest', (request, reply, done) => {
+    if (request.headers.origin === undefined) {
+      done();
+      return;
+    }
     reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', CORS_EXPOSE_HEADERS);
     if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
       reply
