@@ -515,7 +515,8 @@ function stepOrders(ctx: Context, due: readonly { id: number; status: OrderStatu
     try {
       ctx.write(() => {
         const advanced = startProcessing(ctx, due);
-        for (const order of due) if (!advanced.has(order.id)) stepOrder(ctx, order.id, order.status);
+        // An order startProcessing did not advance takes stepOrder's full path: its guarded update just failed.
+        for (const order of due) if (!advanced.has(order.id)) stepOrder(ctx, order.id);
       });
       return;
     } catch {
