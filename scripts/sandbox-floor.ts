@@ -12,8 +12,9 @@
  * - `floor`: the real sandbox whose `cards.create` is a lean in-memory issue: the same validation, idempotency hash,
  *   money arithmetic, ids, PAN and ledger legs, in Maps and arrays, and a 5 ms timer that takes each order through
  *   processing to completed (capture and fee postings, card activated, `order.completed` recorded). It keeps no
- *   history beyond that, writes nothing durable, queues no deliveries and serves no reads: an in-memory engine that
- *   does the whole job can only cost more, so its ratio is an upper bound for any storage design;
+ *   history beyond that, writes nothing durable, queues no deliveries and serves no reads. An in-memory engine that
+ *   does the whole job does at least this work, so its ratio is about the best any storage design can reach behind
+ *   this HTTP layer (only leaner arithmetic, integer cents instead of Decimal for example, would buy some back);
  * - `sandbox`: the real sandbox (in memory), as bench/sandbox.ts measures it.
  *
  * A diagnostic, not a benchmark of a product: `floor` and `http only` are not servers anyone runs. The sandbox runs
