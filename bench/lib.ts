@@ -1,5 +1,6 @@
 /** Small helpers shared by the benchmarks: timing with warm-up, medians, ratio lines, the sandbox bench's card and requests. */
 import { randomUUID } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
 import type autocannon from 'autocannon';
 
 export async function sample(fn: () => Promise<unknown> | unknown, runs: number, warmup = 1): Promise<number[]> {
@@ -88,4 +89,13 @@ export function benchRequests(kind: BenchKind, cardUuid: string): autocannon.Req
   if (kind === 'get') return [read];
   if (kind === 'post') return [issue];
   return [read, read, issue, read, read, authorize, read, issue, read, read];
+}
+
+/**
+ * A worker thread that runs `moduleUrl` (the caller's own file, `import.meta.url`) from its TypeScript source: on
+ * Node 20 a worker does not inherit the `--import tsx` hooks for its entry, so it registers tsx, then loads the file.
+ */
+export function tsxWorker(moduleUrl: string): Worker {
+  const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(moduleUrl)}); })`;
+  return new Worker(boot, { eval: true });
 }

@@ -26,10 +26,10 @@
  */
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import { isMainThread, parentPort, Worker } from 'node:worker_threads';
+import { isMainThread, parentPort, type Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import { BENCH_AUTHORIZE as AUTHORIZE, BENCH_ISSUE as ISSUE, benchCard, benchRequests, type BenchKind } from './lib.js';
+import { BENCH_AUTHORIZE as AUTHORIZE, BENCH_ISSUE as ISSUE, benchCard, benchRequests, tsxWorker, type BenchKind } from './lib.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const LEVELS = process.env.BENCH_CONNECTIONS ? [Number(process.env.BENCH_CONNECTIONS)] : [10, 100];
@@ -163,9 +163,7 @@ async function deliveries(worker: Worker, withHanging: boolean): Promise<{ event
 }
 
 async function main(): Promise<void> {
-  // On Node 20 a worker does not inherit `--import tsx` hooks for its entry: register tsx, then load this file.
-  const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(import.meta.url)}); })`;
-  const worker = new Worker(boot, { eval: true });
+  const worker = tsxWorker(import.meta.url);
   const [targets] = (await once(worker, 'message')) as [Targets];
   const cases: Case[] = [
     { name: 'GET /cards/{uuid}', kind: 'get' },

@@ -23,10 +23,10 @@
  */
 import { once } from 'node:events';
 import { randomInt } from 'node:crypto';
-import { isMainThread, parentPort, Worker } from 'node:worker_threads';
+import { isMainThread, parentPort } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import { BENCH_ISSUE, benchCard, benchRequests } from '../bench/lib.js';
+import { BENCH_ISSUE, benchCard, benchRequests, tsxWorker } from '../bench/lib.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
@@ -42,6 +42,10 @@ async function leanIssue(): Promise<(workspaceId: number, body: Record<string, u
   const { Money, fmt, money } = await import('../packages/sandbox/src/money.js');
   const { requestHash } = await import('../packages/sandbox/src/idempotency.js');
   const { timeOrderedUuid } = await import('../packages/sandbox/src/ids.js');
+  const { digits: randomDigits, luhnDigit } = await import('../packages/sandbox/src/cards.js');
+  // The sandbox's default random source (sandbox.ts).
+  const random = (): number => randomInt(0, 2 ** 32) / 2 ** 32;
+  const digits = (n: number): string => randomDigits(random, n);
   type Amount = InstanceType<typeof Money>;
   // The seeded product 1 (catalogue.ts): its BIN, currency, issue fee and minimum top-up.
   const product = { bin: '424242', currency: 'USD', fee: '2.00', min: '5.00' };
@@ -62,20 +66,6 @@ async function leanIssue(): Promise<(workspaceId: number, body: Record<string, u
   const ledger: unknown[] = [];
   const events: unknown[] = [];
   let queue: FloorOrder[] = [];
-  const digits = (n: number): string => {
-    let s = '';
-    for (let i = 0; i < n; i++) s += String(randomInt(0, 10));
-    return s;
-  };
-  const luhn = (s: string): string => {
-    let sum = 0;
-    for (let i = 0; i < s.length; i++) {
-      let d = s.charCodeAt(s.length - 1 - i) - 48;
-      if (i % 2 === 0) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
-      sum += d;
-    }
-    return String((10 - (sum % 10)) % 10);
-  };
   const post = (reason: string, legs: [account: string, direction: 'debit' | 'credit', amount: Amount][], cardUuid: string): void => {
     const group = timeOrderedUuid();
     const now = new Date().toISOString();
@@ -133,7 +123,7 @@ async function leanIssue(): Promise<(workspaceId: number, body: Record<string, u
     const now = new Date();
     const at = now.toISOString();
     const body15 = product.bin + digits(15 - product.bin.length);
-    const pan = body15 + luhn(body15);
+    const pan = body15 + luhnDigit(body15);
     const card = {
       uuid: timeOrderedUuid(),
       status: 'pending_issue',
@@ -195,9 +185,7 @@ async function measure(origin: string, token: string): Promise<{ rps: number; p9
 }
 
 async function main(): Promise<void> {
-  // As in bench/sandbox.ts: on Node 20 a worker does not inherit `--import tsx` hooks for its entry.
-  const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(import.meta.url)}); })`;
-  const worker = new Worker(boot, { eval: true });
+  const worker = tsxWorker(import.meta.url);
   const [targets] = (await once(worker, 'message')) as [Targets];
   const variants = ['http only', 'floor', 'sandbox'] as const;
   // Warm-up (not reported).

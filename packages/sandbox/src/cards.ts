@@ -236,7 +236,7 @@ function detailFromRaw(r: CardDetailRaw): CardDetail {
 }
 
 /** Luhn check digit, so that fake PANs look like real ones to client-side validators. */
-function luhnDigit(partial: string): string {
+export function luhnDigit(partial: string): string {
   let total = 0;
   for (let i = 0; i < partial.length; i++) {
     let d = Number(partial[partial.length - 1 - i]);
@@ -246,7 +246,8 @@ function luhnDigit(partial: string): string {
   return String((10 - (total % 10)) % 10);
 }
 
-function digits(random: () => number, n: number): string {
+/** `n` decimal digits drawn from `random` (a number in [0, 1)), for PANs and CVVs. */
+export function digits(random: () => number, n: number): string {
   let out = '';
   for (let i = 0; i < n; i++) out += String(Math.floor(random() * 10) % 10);
   return out;
