@@ -3,8 +3,8 @@
  *
  * Issue 12's bar asks for `POST /cards` at 0.25x of bare Fastify (bench/sandbox.ts, 100 connections). This script
  * answers whether any storage design could get there behind the sandbox's HTTP layer (the generated plugin with
- * request and response validation, authentication, request ids, D2 errors). It measures, in one run and one worker
- * thread, the bench's POST case (fresh `X-Idempotency-Key` per request) against four servers:
+ * request and response validation, authentication, request ids, D2 errors). It measures, in one run, the bench's
+ * POST case (fresh `X-Idempotency-Key` per request) against four servers, all in one child process:
  *
  * - `bare`: the bench's peer, a Fastify route answering the same 202 JSON (measured first and last; the ratios use
  *   the mean of the two, and both are printed so that the machine's drift during the run shows);
@@ -17,28 +17,33 @@
  *   this HTTP layer (only leaner arithmetic, integer cents instead of Decimal for example, would buy some back);
  * - `sandbox`: the real sandbox (in memory), as bench/sandbox.ts measures it.
  *
+ * Two figures per server, each as a ratio to `bare`:
+ * - throughput (requests per second while the load ran), the bench's own figure;
+ * - CPU time of the server process per request, user and system, from the start of the load until every order it
+ *   issued has completed (the completions a server defers past the load window are its cost too). The machine's
+ *   other load stretches wall-clock time, not CPU time, so this ratio moves far less between runs than throughput.
+ *   `bare`'s CPU over `server`'s is what the throughput ratio would be if both were bound by one core; bare alone
+ *   is usually bound by the load generator instead, which makes this ratio the harder of the two.
+ *
  * A diagnostic, not a benchmark of a product: `floor` and `http only` are not servers anyone runs. The sandbox runs
  * from its TypeScript sources (the `@card-api/source` condition). `BENCH_CONNECTIONS` (default 100) and
  * `BENCH_DURATION_S` (default 5) as in bench/sandbox.ts.
  */
-import { once } from 'node:events';
+import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { isMainThread, parentPort } from 'node:worker_threads';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import { BENCH_ISSUE, benchCard, benchRequests, tsxWorker } from '../bench/lib.js';
+import { BENCH_ISSUE, benchCard, benchRequests } from '../bench/lib.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 
 type Variant = 'http only' | 'floor' | 'sandbox';
-interface Targets {
-  bare: string;
-  sandboxes: Record<Variant, { origin: string; token: string }>;
-}
 
 /** The lean in-memory issue of the `floor` variant (see the header): returns the `cards.create` replacement. */
-async function leanIssue(): Promise<(workspaceId: number, body: Record<string, unknown>, key: string | undefined) => unknown> {
+async function leanIssue(): Promise<{ create: (workspaceId: number, body: Record<string, unknown>, key: string | undefined) => unknown; open: () => number }> {
   const { Money, fmt, money } = await import('../packages/sandbox/src/money.js');
   const { requestHash } = await import('../packages/sandbox/src/idempotency.js');
   const { timeOrderedUuid } = await import('../packages/sandbox/src/ids.js');
@@ -100,7 +105,7 @@ async function leanIssue(): Promise<(workspaceId: number, body: Record<string, u
   };
   setInterval(step, 5).unref();
 
-  return (workspaceId, body, key) => {
+  const create = (workspaceId: number, body: Record<string, unknown>, key: string | undefined): unknown => {
     const amount = body.initial_topup_amount;
     if (body.card_product_id !== 1 || typeof amount !== 'string' || !AMOUNT.test(amount)) throw new Error('floor: unexpected body');
     const initial = new Money(amount);
@@ -144,13 +149,25 @@ async function leanIssue(): Promise<(workspaceId: number, body: Record<string, u
     keys.set(scope, { hash, accepted });
     return accepted;
   };
+  return { create, open: () => queue.length };
 }
 
-/** Worker side: the bare peer and the three sandboxes, all on 127.0.0.1. */
+type Server = 'bare' | Variant;
+interface Targets {
+  origin: Record<Server, string>;
+  token: Record<Server, string>;
+}
+
+/**
+ * Child side: the bare peer and the three sandboxes, all on 127.0.0.1 in this process. Commands from the parent,
+ * one per line: `begin`, then `end <server>`, answered once every order that server issued has completed, with
+ * the process's CPU time since `begin` (JSON of `process.cpuUsage`).
+ */
 async function serve(): Promise<void> {
   const { ABILITIES, startSandbox } = await import('../packages/sandbox/src/index.js');
   const running: Awaited<ReturnType<typeof startSandbox>>[] = [];
-  const sandboxes = {} as Targets['sandboxes'];
+  const targets = { origin: {}, token: {} } as Targets;
+  const open: Record<Server, () => number> = { bare: () => 0, 'http only': () => 0, floor: () => 0, sandbox: () => 0 };
   let sample: unknown;
   for (const variant of ['sandbox', 'http only', 'floor'] as const) {
     const started = await startSandbox({ port: 0, host: '127.0.0.1', rateLimit: 0, ipRateLimit: 0, sandboxOptions: { onError: () => undefined } });
@@ -159,55 +176,94 @@ async function serve(): Promise<void> {
     const cards = started.sandbox.cards as { create: (...args: never[]) => unknown };
     if (variant === 'sandbox') {
       sample = await (await fetch(`${started.baseUrl}/cards`, { method: 'POST', headers: { ...headers, 'x-idempotency-key': 'floor-sample' }, body: BENCH_ISSUE })).json();
+      const { orders } = started.sandbox;
+      open.sandbox = () => orders.list(1, { status: 'pending' }).meta.total + orders.list(1, { status: 'processing' }).meta.total;
     } else if (variant === 'http only') {
       const real = cards.create.bind(cards) as (...args: unknown[]) => unknown;
       let canned: unknown;
       cards.create = ((...args: unknown[]) => (canned ??= real(...args))) as never;
     } else {
-      cards.create = (await leanIssue()) as never;
+      const lean = await leanIssue();
+      cards.create = lean.create as never;
+      open.floor = lean.open;
     }
-    sandboxes[variant] = { origin: started.origin, token };
+    targets.origin[variant] = started.origin;
+    targets.token[variant] = token;
   }
   const bare = Fastify({ logger: false });
   bare.post('/api/v1/cards', async (_request, reply) => reply.code(202).send(sample));
   await bare.listen({ port: 0, host: '127.0.0.1' });
-  parentPort!.postMessage({ bare: `http://127.0.0.1:${(bare.server.address() as { port: number }).port}`, sandboxes } satisfies Targets);
-  parentPort!.once('message', async () => {
-    await bare.close();
-    for (const r of running) await r.close();
-    parentPort!.postMessage('closed');
-  });
+  targets.origin.bare = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}`;
+  targets.token.bare = '';
+  process.stdout.write(`${JSON.stringify(targets)}\n`);
+  let cpu = process.cpuUsage();
+  for await (const line of createInterface({ input: process.stdin })) {
+    if (line === 'begin') {
+      cpu = process.cpuUsage();
+      process.stdout.write('begun\n');
+    } else if (line.startsWith('end ')) {
+      const server = line.slice(4) as Server;
+      while (open[server]() > 0) await new Promise((r) => setTimeout(r, 10));
+      process.stdout.write(`${JSON.stringify(process.cpuUsage(cpu))}\n`);
+    }
+  }
+  await bare.close();
+  for (const r of running) await r.close();
 }
 
-async function measure(origin: string, token: string): Promise<{ rps: number; p99: number; non2xx: number; errors: number }> {
-  const result = await autocannon({ url: origin, connections: CONNECTIONS, duration: DURATION_S, headers: { authorization: `Bearer ${token}` }, requests: benchRequests('post', '') });
-  return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+interface Measure {
+  rps: number;
+  p99: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  /** Server CPU per request, µs, until its orders completed. */
+  cpu: number;
 }
 
 async function main(): Promise<void> {
-  const worker = tsxWorker(import.meta.url);
-  const [targets] = (await once(worker, 'message')) as [Targets];
-  const variants = ['http only', 'floor', 'sandbox'] as const;
+  const child = spawn(process.execPath, ['--conditions=@card-api/source', '--import', 'tsx', import.meta.filename, '--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const answer = async (): Promise<string> => {
+    const next = await lines.next();
+    if (next.done) throw new Error('the servers exited');
+    return next.value as string;
+  };
+  const targets = JSON.parse(await answer()) as Targets;
+  const load = (server: Server, connections: number, duration: number): Promise<autocannon.Result> =>
+    autocannon({ url: targets.origin[server], connections, duration, headers: { authorization: `Bearer ${targets.token[server]}` }, requests: benchRequests('post', '') });
+  const measure = async (server: Server): Promise<Measure> => {
+    child.stdin!.write('begin\n');
+    await answer();
+    const result = await load(server, CONNECTIONS, DURATION_S);
+    child.stdin!.write(`end ${server}\n`);
+    const used = JSON.parse(await answer()) as NodeJS.CpuUsage;
+    const ok = result.requests.total - result.non2xx;
+    return { rps: result.requests.average, p99: result.latency.p99, requests: result.requests.total, non2xx: result.non2xx, errors: result.errors, cpu: (used.user + used.system) / ok };
+  };
+  const servers = ['bare', 'http only', 'floor', 'sandbox'] as const;
   // Warm-up (not reported).
-  for (const v of variants) await autocannon({ url: targets.sandboxes[v].origin, connections: 10, duration: 1, headers: { authorization: `Bearer ${targets.sandboxes[v].token}` }, requests: benchRequests('post', '') });
-  await autocannon({ url: targets.bare, connections: 10, duration: 1, requests: benchRequests('post', '') });
+  for (const server of servers) await load(server, 10, 1);
 
-  console.log(`POST /cards (fresh key), loopback, ${CONNECTIONS} connections, ${DURATION_S} s per server; servers in a worker thread\n`);
-  const row = (label: string, m: Awaited<ReturnType<typeof measure>>, ratio = ''): void =>
-    console.log(`${label.padEnd(10)} ${m.rps.toFixed(0).padStart(8)} req/s  p99 ${String(m.p99).padStart(4)} ms  non-2xx ${m.non2xx}  errors ${m.errors}${ratio}`);
-  const first = await measure(targets.bare, '');
+  console.log(`POST /cards (fresh key), loopback, ${CONNECTIONS} connections, ${DURATION_S} s per server; servers in one child process`);
+  console.log('CPU = server process time per request (user + system) until every order it issued completed\n');
+  const row = (label: string, m: Measure, ratios = ''): void =>
+    console.log(`${label.padEnd(10)} ${m.rps.toFixed(0).padStart(7)} req/s  p99 ${String(m.p99).padStart(4)} ms  CPU ${m.cpu.toFixed(1).padStart(6)} µs  non-2xx ${m.non2xx}  errors ${m.errors}${ratios}`);
+  const first = await measure('bare');
   row('bare', first);
-  const results = new Map<Variant, Awaited<ReturnType<typeof measure>>>();
-  for (const v of variants) results.set(v, await measure(targets.sandboxes[v].origin, targets.sandboxes[v].token));
-  const last = await measure(targets.bare, '');
+  const results = new Map<Variant, Measure>();
+  for (const v of ['http only', 'floor', 'sandbox'] as const) {
+    results.set(v, await measure(v));
+    row(v, results.get(v)!);
+  }
+  const last = await measure('bare');
   row('bare', last, ' (again)');
-  const peer = (first.rps + last.rps) / 2;
-  for (const v of variants) row(v, results.get(v)!, `  ${(results.get(v)!.rps / peer).toFixed(2)}x of bare`);
-
-  worker.postMessage('close');
-  await once(worker, 'message');
-  await worker.terminate();
+  const peer = { rps: (first.rps + last.rps) / 2, cpu: (first.cpu + last.cpu) / 2 };
+  console.log(`\nratios to bare (the mean of its two measurements):`);
+  for (const [v, m] of results) console.log(`${v.padEnd(10)} throughput ${(m.rps / peer.rps).toFixed(2)}x, CPU per request ${(peer.cpu / m.cpu).toFixed(2)}x`);
+  child.stdin!.end();
+  await once(child, 'exit');
 }
 
-if (isMainThread) await main();
-else await serve();
+if (process.argv.includes('--serve')) await serve();
+else await main();
