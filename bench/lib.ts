@@ -1,5 +1,7 @@
 /** Small helpers shared by the benchmarks: timing with warm-up, medians, ratio lines, the sandbox bench's card and requests. */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import type autocannon from 'autocannon';
 
@@ -98,4 +100,23 @@ export function benchRequests(kind: BenchKind, cardUuid: string): autocannon.Req
 export function tsxWorker(moduleUrl: string): Worker {
   const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(moduleUrl)}); })`;
   return new Worker(boot, { eval: true });
+}
+
+/**
+ * A child process that runs `file` (the caller's own, `import.meta.filename`) with `--serve` from its TypeScript
+ * sources (the `@card-api/source` condition), and a line protocol with it: `send` writes one command line to its
+ * stdin, `answer` reads its next stdout line (and throws if it exited). Its stderr is this process's.
+ */
+export function sourceChild(file: string): { child: ChildProcess; send: (line: string) => void; answer: () => Promise<string> } {
+  const child = spawn(process.execPath, ['--conditions=@card-api/source', '--import', 'tsx', file, '--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  return {
+    child,
+    send: (line) => child.stdin!.write(`${line}\n`),
+    answer: async () => {
+      const next = await lines.next();
+      if (next.done) throw new Error(`${file} --serve exited`);
+      return next.value as string;
+    },
+  };
 }

@@ -14,14 +14,13 @@
  *
  * Not a benchmark (it prints no ratios and profiling slows the server); it answers "where does the time go".
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { benchCard, benchRequests, type BenchKind } from '../bench/lib.js';
+import { benchCard, benchRequests, sourceChild, type BenchKind } from '../bench/lib.js';
 
 interface Targets {
   origin: string;
@@ -109,22 +108,16 @@ async function main(): Promise<void> {
   const connections = Number(process.argv[3] ?? 100);
   const duration = Number(process.env.PROFILE_DURATION_S ?? 5);
   const dir = mkdtempSync(path.join(tmpdir(), 'sandbox-profile-'));
-  const child = spawn(process.execPath, ['--conditions=@card-api/source', '--import', 'tsx', import.meta.filename, '--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  const answer = async (): Promise<string> => {
-    const next = await lines.next();
-    if (next.done) throw new Error('the sandbox exited');
-    return next.value as string;
-  };
+  const { child, send, answer } = sourceChild(import.meta.filename);
   const targets = JSON.parse(await answer()) as Targets;
   const headers = { authorization: `Bearer ${targets.token}` };
   // Warm-up outside the profile, then the profiled run.
   await autocannon({ url: targets.origin, connections: 10, duration: 1, headers, requests: benchRequests(kind, targets.cardUuid) });
-  child.stdin!.write('start\n');
+  send('start');
   await answer();
   const result = await autocannon({ url: targets.origin, connections, duration, headers, requests: benchRequests(kind, targets.cardUuid) });
   const file = path.join(dir, `${kind}-${connections}.cpuprofile`);
-  child.stdin!.write(`stop ${file}\n`);
+  send(`stop ${file}`);
   const used = JSON.parse(await answer()) as NodeJS.CpuUsage;
   const perRequest = (µs: number): string => (µs / result.requests.total).toFixed(1);
   console.log(`${kind} @${connections}: ${result.requests.average.toFixed(0)} req/s while measured, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}`);

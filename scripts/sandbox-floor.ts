@@ -29,13 +29,12 @@
  * from its TypeScript sources (the `@card-api/source` condition). `BENCH_CONNECTIONS` (default 100) and
  * `BENCH_DURATION_S` (default 5) as in bench/sandbox.ts.
  */
-import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import { BENCH_ISSUE, benchCard, benchRequests } from '../bench/lib.js';
+import { BENCH_ISSUE, benchCard, benchRequests, sourceChild } from '../bench/lib.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
@@ -222,21 +221,15 @@ interface Measure {
 }
 
 async function main(): Promise<void> {
-  const child = spawn(process.execPath, ['--conditions=@card-api/source', '--import', 'tsx', import.meta.filename, '--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  const answer = async (): Promise<string> => {
-    const next = await lines.next();
-    if (next.done) throw new Error('the servers exited');
-    return next.value as string;
-  };
+  const { child, send, answer } = sourceChild(import.meta.filename);
   const targets = JSON.parse(await answer()) as Targets;
   const load = (server: Server, connections: number, duration: number): Promise<autocannon.Result> =>
     autocannon({ url: targets.origin[server], connections, duration, headers: { authorization: `Bearer ${targets.token[server]}` }, requests: benchRequests('post', '') });
   const measure = async (server: Server): Promise<Measure> => {
-    child.stdin!.write('begin\n');
+    send('begin');
     await answer();
     const result = await load(server, CONNECTIONS, DURATION_S);
-    child.stdin!.write(`end ${server}\n`);
+    send(`end ${server}`);
     const used = JSON.parse(await answer()) as NodeJS.CpuUsage;
     const ok = result.requests.total - result.non2xx;
     return { rps: result.requests.average, p99: result.latency.p99, requests: result.requests.total, non2xx: result.non2xx, errors: result.errors, cpu: (used.user + used.system) / ok };
