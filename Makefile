@@ -1,5 +1,5 @@
 # Thin wrappers over npm scripts: one entry per job.
-.PHONY: install build lint generate check test test-registry bench demo
+.PHONY: install build pack lint generate check test test-registry bench demo
 
 install:
 	npm ci
@@ -7,6 +7,10 @@ install:
 # Every library to packages/<name>/dist (tsc -b), the gen-card-api CLI bundled with its assets.
 build:
 	npm run build
+
+# Every package as the tarball a registry would serve, into packs/ (npm install ./packs/<name>.tgz until they are published).
+pack: build
+	npm run pack
 
 lint:
 	npm run lint

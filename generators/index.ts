@@ -29,8 +29,16 @@ export interface Timings {
   [phase: string]: number;
 }
 
-/** Times an async phase into `timings`. */
+let phaseListener: ((phase: string) => void) | undefined;
+
+/** Calls `listener` at the start of every timed phase (the CLI shows it as progress on a terminal). */
+export function onPhase(listener: ((phase: string) => void) | undefined): void {
+  phaseListener = listener;
+}
+
+/** Times an async phase into `timings`, and names it to the phase listener. */
 export async function timed<T>(timings: Timings | undefined, phase: string, fn: () => Promise<T>): Promise<T> {
+  phaseListener?.(phase);
   const start = performance.now();
   try {
     return await fn();

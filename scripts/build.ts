@@ -6,7 +6,7 @@
  * `packages/cli/dist/assets`, where generators/core/assets.ts finds them.
  */
 import { execFileSync } from 'node:child_process';
-import { cp, mkdir, readdir, rm } from 'node:fs/promises';
+import { cp, mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -26,6 +26,17 @@ async function buildLibraries(clean: boolean): Promise<void> {
   execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-b', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
 }
 
+/**
+ * What the CLI bundle leaves to `npm install`: exactly the packages its package.json declares (dependencies and
+ * the optional peer @card-api/sandbox). The workspace libraries it uses at run time (@card-api/webhooks for
+ * verify's receiver) are bundled from their sources, so that the one gen-card-api tarball installs on its own.
+ */
+async function cliExternals(): Promise<string[]> {
+  const manifest = JSON.parse(await readFile(path.join(cliDir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
+  const names = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})];
+  return names.flatMap((name) => [name, `${name}/*`]);
+}
+
 async function buildCli(): Promise<void> {
   const dist = path.join(cliDir, 'dist');
   await rm(dist, { recursive: true, force: true });
@@ -37,7 +48,8 @@ async function buildCli(): Promise<void> {
     format: 'esm',
     platform: 'node',
     target: 'node20.19',
-    packages: 'external',
+    external: await cliExternals(),
+    conditions: ['@card-api/source'],
     chunkNames: 'chunks/[name]-[hash]',
     legalComments: 'none',
     logLevel: 'warning',
@@ -45,7 +57,7 @@ async function buildCli(): Promise<void> {
   const assets = path.join(dist, 'assets');
   await mkdir(assets, { recursive: true });
   await cp(path.join(root, 'redocly.yaml'), path.join(assets, 'redocly.yaml'));
-  for (const dir of ['spec', 'templates']) {
+  for (const dir of ['spec', 'templates', 'docs']) {
     await cp(path.join(root, dir), path.join(assets, dir), { recursive: true, filter: (source) => shipped(source) });
   }
 }

@@ -144,7 +144,7 @@ describe('gen-card-api sandbox', () => {
     }
   });
 
-  it('refuses a key it cannot use with a clear message and exit 1', async () => {
+  it('refuses a key it cannot use with a clear message and exit 2', async () => {
     const port = await freePort();
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -155,9 +155,52 @@ describe('gen-card-api sandbox', () => {
     proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const [code] = (await once(proc, 'exit')) as [number | null];
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toMatch(/private key/i);
     expect(stderr).not.toContain('PRIVATE KEY-----');
+  });
+
+  /** Runs the command to its exit; every case here must end on its own (a hang fails by the test's timeout). */
+  async function exitOf(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const proc = spawn(process.execPath, [BIN, 'sandbox', ...args], { cwd: ROOT, stdio: 'pipe' });
+    child = proc;
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const [code] = (await once(proc, 'exit')) as [number | null];
+    return { code, stdout, stderr };
+  }
+
+  it('an --env-out it cannot write: exit 2 before it listens, no token printed', async () => {
+    const port = await freePort();
+    const result = await exitOf(['--port', String(port), '--env-out', path.join(ROOT, '.tmp', 'no-such-dir', 'sandbox.env')]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/--env-out: cannot write .*sandbox\.env \(ENOENT\)/);
+    expect(result.stderr).not.toMatch(/listening/);
+  });
+
+  it('a port already taken: exit 2, naming the port and the fix', async () => {
+    const blocker = createServer();
+    blocker.listen(0, '127.0.0.1');
+    await once(blocker, 'listening');
+    const { port } = blocker.address() as { port: number };
+    try {
+      const result = await exitOf(['--port', String(port)]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
+      expect(result.stderr).toContain('--port 0');
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+
+  it('a usage error: exit 2, the error and one hint line', async () => {
+    const result = await exitOf(['--port', 'many']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trimEnd().split('\n')).toEqual(['gen-card-api sandbox: --port must be an integer from 0 to 65535, got "many"', "run 'gen-card-api sandbox --help' for usage"]);
   });
 });

@@ -66,7 +66,8 @@ describe('every tarball', () => {
       const files = listing.map((f) => f.replace(/^package\//, ''));
       expect(files, name).toContain('README.md');
       expect(files, name).toContain('LICENSE');
-      const unexpected = files.filter((f) => !(f === 'package.json' || f === 'README.md' || f === 'LICENSE' || f.startsWith('dist/') || (name === 'gen-card-api' && f.startsWith('bin/'))));
+      const withBin = name === 'gen-card-api' || name === '@card-api/sandbox';
+      const unexpected = files.filter((f) => !(f === 'package.json' || f === 'README.md' || f === 'LICENSE' || f.startsWith('dist/') || (withBin && f.startsWith('bin/'))));
       expect(unexpected, name).toEqual([]);
       expect(files.filter((f) => /\.test(-d)?\.|__fixtures__|test-receiver|test-support/.test(f)), name).toEqual([]);
       // TypeScript sources ship only as the CLI's templates, which it copies into generated output.
@@ -103,7 +104,18 @@ describe('npx gen-card-api in an empty folder', () => {
     expect(index).not.toMatch(/from '@card-api\//);
   });
 
-  it('starts a sandbox with sandbox --port 0', async () => {
+  it('names the one install the sandbox needs (exit 2), then starts it with sandbox --port 0 once installed', async () => {
+    const before = await registry.run('npx', ['--yes', 'gen-card-api', 'sandbox', '--port', '0'], { cwd: folder });
+    expect(before.code, before.stderr).toBe(2);
+    expect(before.stdout).toBe('');
+    expect(before.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^gen-card-api sandbox: needs @card-api\/sandbox, .*npm install -D @card-api\/sandbox/)]);
+    const help = ok(await registry.run('npx', ['--yes', 'gen-card-api', 'sandbox', '--help'], { cwd: folder }), 'gen-card-api sandbox --help (not installed)');
+    expect(help.stdout).toContain('npm install -D @card-api/sandbox');
+
+    // What the message says: the project installs the sandbox (better-sqlite3 builds where npm 11 is told it may).
+    await writeJson(path.join(folder, 'package.json'), { name: 'stranger', private: true, type: 'module', allowScripts: { 'better-sqlite3': true } });
+    const install = ok(await registry.run('npm', ['install', '-D', '@card-api/sandbox'], { cwd: folder, timeoutMs: 900_000 }), 'npm install -D @card-api/sandbox');
+    timings['npm install -D @card-api/sandbox (builds better-sqlite3)'] = install.ms;
     const started = performance.now();
     sandbox = registry.start('npx', ['--yes', 'gen-card-api', 'sandbox', '--port', '0', '--latency', '5'], { cwd: folder });
     env = await readAssignments(sandbox, 'CARD_API_TOKEN', 120_000);
@@ -113,7 +125,6 @@ describe('npx gen-card-api in an empty folder', () => {
   });
 
   it('compiles a consumer of the vendored client with tsc --strict (node16 and bundler, skipLibCheck false) and drives the sandbox with plain node', async () => {
-    await writeJson(path.join(folder, 'package.json'), { name: 'stranger', private: true, type: 'module' });
     const install = ok(await registry.run('npm', ['install', 'openapi-fetch@^0.17.0', 'typescript@~5.9.3', '@types/node@^20.19.0'], { cwd: folder }), 'npm install (consumer)');
     timings['npm install openapi-fetch typescript @types/node'] = install.ms;
     expect(installWarnings(install)).toEqual([]);
@@ -159,6 +170,23 @@ describe('npx gen-card-api in an empty folder', () => {
     const summary = JSON.parse(run.stdout.trim().split('\n').pop()!) as { order: string; type: string; cards: number };
     expect(summary).toMatchObject({ order: 'completed', type: 'issue_card' });
     expect(summary.cards).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('gen-card-api installed alone', () => {
+  it('brings no native module, no server and no database: only what generating, lint, check, diff and verify use', async () => {
+    const folder = await registry.folder('cli-only');
+    await writeJson(path.join(folder, 'package.json'), { name: 'stranger-cli', private: true, type: 'module' });
+    const install = ok(await registry.run('npm', ['install', '-D', 'gen-card-api'], { cwd: folder, timeoutMs: 900_000 }), 'npm install -D gen-card-api');
+    timings['npm install -D gen-card-api (alone)'] = install.ms;
+    expect(installWarnings(install)).toEqual([]);
+    const tree = ok(await registry.run('npm', ['ls', '--all', '--parseable'], { cwd: folder }), 'npm ls').stdout.split('\n').filter(Boolean);
+    const names = tree.map((dir) => dir.split(`${path.sep}node_modules${path.sep}`).pop()!);
+    for (const heavy of ['@card-api/sandbox', 'better-sqlite3', 'fastify', 'bindings', 'prebuild-install', 'node-gyp']) expect(names, heavy).not.toContain(heavy);
+    const gyp = ok(await registry.run('find', ['node_modules', '-name', 'binding.gyp'], { cwd: folder }), 'find binding.gyp').stdout.trim();
+    expect(gyp).toBe('');
+    const client = ok(await registry.run(path.join(folder, 'node_modules/.bin/gen-card-api'), ['client', '--out', 'card-api'], { cwd: folder }), 'gen-card-api client (installed alone)');
+    expect(client.stdout).toContain('wrote');
   });
 });
 
@@ -210,6 +238,18 @@ describe('the libraries installed from the registry', () => {
     const run = ok(await registry.run(process.execPath, ['sandbox-example.mjs'], { cwd: folder }), 'node sandbox-example.mjs');
     expect(run.stdout).toMatch(/CARD_API_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/api\/v1/);
     expect(run.stdout).toMatch(/^200 /m);
+  });
+
+  it('runs its own bin: npx @card-api/sandbox --port 0 prints the base URL and token, and stops on SIGTERM', async () => {
+    const proc = registry.start('npx', ['@card-api/sandbox', '--port', '0'], { cwd: folder });
+    try {
+      const env = await readAssignments(proc, 'CARD_API_TOKEN', 120_000);
+      expect(env['CARD_API_BASE_URL']).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
+      const ping = await fetch(`${env['CARD_API_BASE_URL']}/ping`, { headers: { authorization: `Bearer ${env['CARD_API_TOKEN']}` } });
+      expect(ping.status).toBe(200);
+    } finally {
+      stopTree(proc);
+    }
   });
 });
 

@@ -6,11 +6,13 @@ import { existsSync } from 'node:fs';
 import { register } from 'node:module';
 
 const source = new URL('../src/main.ts', import.meta.url);
+let cli;
 if (existsSync(source)) {
   const { register: registerTsx } = await import('tsx/esm/api');
   registerTsx();
   register('../../../scripts/source-condition.mjs', import.meta.url);
-  await import(source.href);
+  cli = await import(source.href);
 } else {
-  await import('../dist/main.js');
+  cli = await import('../dist/main.js');
 }
+await cli.main();

@@ -8,22 +8,30 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Command, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { SpecError, SpecErrors } from '../../../generators/model/errors.js';
 import type { GeneratedFile, Timings } from '../../../generators/index.js';
+import { registerCompletionCommand } from './commands/completion.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerDiffCommand } from './commands/diff.js';
 import { registerVerifyCommand } from './commands/verify.js';
+import { EXIT, UsageError, usageHint } from './errors.js';
+import { createProgress, type Progress } from './progress.js';
 
-const generators = (): Promise<typeof import('../../../generators/index.js')> => import('../../../generators/index.js');
+/** Progress of the running command on a terminal's stderr (nothing in CI or a pipe). */
+const progress: Progress = createProgress();
+
+/** The generators, loaded on first use, with their phases shown as progress. */
+const generators = async (): Promise<typeof import('../../../generators/index.js')> => {
+  const gen = await import('../../../generators/index.js');
+  gen.onPhase((phase) => progress.phase(phase));
+  return gen;
+};
 
 /** This package's version (`../package.json` from both `src/` and the built `dist/`). */
 export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
-/** A usage mistake: printed as `gen-card-api: <message>` with exit code 2, like commander's own. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+export { UsageError };
 
 interface CommonOptions {
   spec?: string;
@@ -63,15 +71,15 @@ function resolveSpec(positional: string | undefined, opts: CommonOptions): strin
  * Where a command that regenerates the workspace writes: `--out`, else the card-api-kit checkout it runs from.
  * A spec other than the bundled one never overwrites the repository's packages unless `--out` says where.
  */
-async function workspaceOut(command: string, spec: string | undefined, out: string | undefined): Promise<string> {
+async function workspaceOut(spec: string | undefined, out: string | undefined): Promise<string> {
   if (out !== undefined) return path.resolve(out);
   const { DEFAULT_SPEC, WORKSPACE_ROOT } = await generators();
   if (WORKSPACE_ROOT === null) {
-    throw new UsageError(`${command} needs -o, --out <dir> here: without it, it regenerates the packages of a card-api-kit checkout`);
+    throw new UsageError(`needs -o, --out <dir> here: without it, it regenerates the packages of a card-api-kit checkout`);
   }
   if (spec !== undefined && path.resolve(spec) !== DEFAULT_SPEC) {
     throw new UsageError(
-      `${command}: ${spec} is not the bundled spec, so its output would overwrite ${path.relative(process.cwd(), path.join(WORKSPACE_ROOT, 'packages')) || 'packages'}/; pass -o, --out <dir> to write it elsewhere`,
+      `${spec} is not the bundled spec, so its output would overwrite ${path.relative(process.cwd(), path.join(WORKSPACE_ROOT, 'packages')) || 'packages'}/; pass -o, --out <dir> to write it elsewhere`,
     );
   }
   return WORKSPACE_ROOT;
@@ -94,6 +102,7 @@ async function generateVendorable(name: 'client' | 'types', specArg: string | un
     ];
   });
   await gen.timed(timings, 'write', () => writeOut(out, files));
+  progress.done();
   console.log(`wrote ${files.length} files to ${out}`);
   if (name === 'client') {
     const from = path.relative(process.cwd(), path.resolve(out, 'index.js')).split(path.sep).join('/');
@@ -105,11 +114,12 @@ async function generateVendorable(name: 'client' | 'types', specArg: string | un
 
 async function generateIntoWorkspace(name: string, spec: string | undefined, opts: CommonOptions): Promise<void> {
   const gen = await generators();
-  const root = await workspaceOut(name, spec, opts.out);
+  const root = await workspaceOut(spec, opts.out);
   const timings: Timings | undefined = opts.timings ? {} : undefined;
   const targets = name === 'all' ? gen.TARGETS : [gen.findTarget(name)];
   const { files } = await gen.renderTargets(targets, { ...(spec === undefined ? {} : { spec }), ...(timings ? { timings } : {}) });
   const result = await gen.timed(timings, 'write', () => gen.writeFiles(root, files, gen.targetDirs(targets)));
+  progress.done();
   console.log(`${name}: ${result.written.length} written, ${result.unchanged.length} unchanged, ${result.removed.length} removed${opts.out === undefined ? '' : ` (under ${opts.out})`}`);
   if (name === 'all') for (const f of [...result.written, ...result.removed]) console.log(`  ${result.removed.includes(f) ? 'removed' : 'wrote'} ${f}`);
   printTimings(timings);
@@ -118,8 +128,7 @@ async function generateIntoWorkspace(name: string, spec: string | undefined, opt
 export function buildProgram(): Command {
   const program = new Command('gen-card-api')
     .description('Generate the typed client, types and server/webhook targets of the Card Issuing API from its OpenAPI 3.1 spec; lint and bundle the spec; run a local sandbox.')
-    .version(VERSION, '-v, --version', 'print the version of gen-card-api')
-    .showHelpAfterError();
+    .version(VERSION, '-v, --version', 'print the version of gen-card-api');
 
   for (const [name, description, defaultOut] of [
     ['client', 'generate a self-contained typed client into -o, --out <dir> (outside a card-api-kit checkout the default is ./card-api)', 'card-api'],
@@ -164,13 +173,14 @@ export function buildProgram(): Command {
       const timings: Timings | undefined = opts.timings ? {} : undefined;
       const { files } = await gen.renderTargets(gen.TARGETS, { ...(spec === undefined ? {} : { spec }), ...(timings ? { timings } : {}) });
       const result = await gen.timed(timings, 'compare', () => gen.checkFiles(gen.WORKSPACE_ROOT!, files, gen.targetDirs(gen.TARGETS)));
+      progress.done();
       for (const change of result.changed) console.log(`changed: ${change.path}\n${change.diff}\n`);
       for (const file of result.missing) console.log(`missing: ${file}`);
       for (const file of result.orphaned) console.log(`orphaned: ${file} (generated, but no target produces it any more)`);
       if (result.ok) console.log(`check: ${files.length} generated files match the spec`);
       else {
         console.log(`check: ${result.changed.length} changed, ${result.missing.length} missing, ${result.orphaned.length} orphaned; run \`npm run generate\``);
-        process.exitCode = 1;
+        process.exitCode = EXIT.found;
       }
       printTimings(timings);
     });
@@ -185,9 +195,11 @@ export function buildProgram(): Command {
     const runs: Array<[string, string | undefined]> = [[spec ?? gen.DEFAULT_SPEC, undefined]];
     if (spec === undefined) runs.push([path.join(gen.REPO_ROOT, gen.CONTROL_SPEC), path.join(gen.REPO_ROOT, path.dirname(gen.CONTROL_SPEC), 'redocly.yaml')]);
     for (const [file, config] of runs) {
+      progress.phase(`lint ${path.relative(process.cwd(), file) || file}`);
       const report = await gen.lintSpec(file, config);
+      progress.done();
       console.log(gen.formatLintReport(report));
-      if (report.errors + report.warnings > 0) process.exitCode = 1;
+      if (report.errors + report.warnings > 0) process.exitCode = EXIT.found;
     }
   });
 
@@ -208,24 +220,68 @@ export function buildProgram(): Command {
   registerSandboxCommand(program);
   registerDiffCommand(program);
   registerVerifyCommand(program);
+  registerCompletionCommand(program);
+  applyContract(program, 'gen-card-api');
   return program;
 }
 
-/** Runs the CLI; spec problems print as `file:line pointer: reason` and exit 2, usage mistakes exit 2 too. */
+/**
+ * The one CLI contract on every command, nested ones included: commander's own errors (unknown option or command,
+ * bad or missing value) print as `gen-card-api <command>: <message>` plus one hint line and exit 2, never the whole
+ * help; `--help` and `--version` exit 0. Commander exits through `exitOverride`, so `main` decides every exit code.
+ */
+function applyContract(command: Command, fullName: string): void {
+  command
+    .exitOverride()
+    .showHelpAfterError(usageHint(fullName))
+    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, `${fullName}: `)) });
+  for (const sub of command.commands) applyContract(sub, `${fullName} ${sub.name()}`);
+}
+
+/** `gen-card-api <command>` for the command being run, for messages. */
+function commandName(program: Command, argv: readonly string[]): string {
+  const names: string[] = [];
+  let current = program;
+  for (const arg of argv.slice(2)) {
+    const sub = current.commands.find((c) => c.name() === arg || c.aliases().includes(arg));
+    if (!sub) break;
+    names.push(sub.name());
+    current = sub;
+  }
+  return ['gen-card-api', ...names].join(' ');
+}
+
+/**
+ * Runs the CLI and sets the exit code (packages/cli/README.md, "Exit codes"): 0 success, 1 when a check found
+ * something (drift, lint problems, a breaking change, a failed verify check; set by the command), 2 for a usage
+ * mistake, a spec that cannot be used (`file[:line:col] pointer: reason`) or anything that kept the command from running.
+ */
 export async function main(argv: string[] = process.argv): Promise<void> {
+  const program = buildProgram();
   try {
-    await buildProgram().parseAsync(argv);
+    await program.parseAsync(argv);
   } catch (error) {
+    progress.done();
+    // Commander has printed its message (and the hint) already.
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      return;
+    }
+    process.exitCode = EXIT.usage;
     if (error instanceof SpecErrors || error instanceof SpecError) {
       const errors = error instanceof SpecErrors ? error.errors : [error];
       for (const e of errors) console.error(`error ${e.message}`);
       console.error(`${errors.length} problem(s) in the spec`);
-      process.exitCode = 2;
       return;
     }
-    console.error(`gen-card-api: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = error instanceof UsageError ? 2 : 1;
+    const name = commandName(program, argv);
+    console.error(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+    if (error instanceof UsageError) {
+      if (error.hint) console.error(usageHint(name));
+    } else if (process.env['GEN_CARD_API_DEBUG'] && error instanceof Error && error.stack) {
+      console.error(error.stack);
+    }
+  } finally {
+    progress.done();
   }
 }
-
-await main();
