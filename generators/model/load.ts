@@ -56,7 +56,7 @@ export function displayPath(file: string): string {
   return rel.startsWith('..') || path.isAbsolute(rel) ? file : rel;
 }
 
-const MiB = (bytes: number) => `${+(bytes / 1024 / 1024).toFixed(2)} MiB`;
+const MiB = (bytes: number) => (bytes >= 1024 * 1024 ? `${+(bytes / 1024 / 1024).toFixed(2)} MiB` : bytes >= 1024 ? `${+(bytes / 1024).toFixed(2)} KiB` : `${bytes} bytes`);
 
 /** The bytes a load may still read: every reader takes from it as bytes arrive, so parallel reads share one cap. */
 class Budget {
