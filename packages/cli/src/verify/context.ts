@@ -22,7 +22,7 @@ export interface VerifyContext {
 export type Json = Record<string, any>;
 
 /** Why a run ended before its checks did: the server at the transport level, or what the run needs to start. */
-export type StopReason = 'unreachable' | 'timeout' | 'too-large' | 'too-deep' | 'rate-limited' | 'deadline' | 'spec' | 'receiver' | 'error';
+export type StopReason = 'unreachable' | 'timeout' | 'too-large' | 'too-deep' | 'rate-limited' | 'deadline' | 'aborted' | 'spec' | 'receiver' | 'error';
 
 /**
  * The run cannot go on: no answer, an answer verify will not read (too large, too deep, endless), a wait it will

@@ -48,6 +48,8 @@ export interface VerifyOptions {
   maxRateLimitWaitMs?: number;
   /** The whole run, in ms. Default: 600 s plus the order, close and webhook waits. */
   deadlineMs?: number;
+  /** Ends the run early (its report then says `aborted`, or the abort reason when that is a `VerifyStopped`). */
+  signal?: AbortSignal;
   log?: (line: string) => void;
   /** Called once the receiver listens, with its port (tests register the endpoint then). */
   onListening?: (port: number) => void | Promise<void>;
@@ -76,6 +78,9 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
   const deadlineMs = options.deadlineMs ?? defaultDeadlineMs(options);
   const run = new AbortController();
   const deadline = setTimeout(() => run.abort(new VerifyStopped('deadline', `the run went past its ${deadlineMs / 1000} s deadline (--deadline)`)), deadlineMs);
+  const onAbort = () => run.abort(options.signal!.reason instanceof VerifyStopped ? options.signal!.reason : new VerifyStopped('aborted', 'the run was aborted'));
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
   let probe: Probe | null = null;
   let receiver: WebhookReceiver | null = null;
   let stopped: VerifyStopped | null = null;
@@ -126,6 +131,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
     stopped = stopOf(error);
   } finally {
     clearTimeout(deadline);
+    options.signal?.removeEventListener('abort', onAbort);
     await receiver?.close();
   }
   if (stopped) for (const c of checks.results()) if (c.observations === 0) checks.skip(c.id, `not reached: the run stopped (${stopped.reason})`);
