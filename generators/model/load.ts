@@ -19,6 +19,7 @@ import { open, realpath, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { BaseResolver, bundle, createConfig, parseYaml, Source, YamlParseError, type Document, type NormalizedProblem } from '@redocly/openapi-core';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { ASSET_ROOT } from '../core/assets.js';
 import { SpecError, SpecErrors, pointer as pointerOf } from './errors.js';
 import { inputPolicy, isRemote, STDIN, type InputLimits, type InputPolicy } from './input-policy.js';
 
@@ -36,6 +37,9 @@ export interface LoadedSpec {
 export { DEFAULT_LIMITS, STDIN, inputPolicy, isRemote, setInputPolicy, type InputLimits, type InputPolicy, type InputPolicyOptions } from './input-policy.js';
 
 const STDIN_NAME = '<stdin>';
+
+/** The folder of the documents that ship with the toolkit. */
+const OWN_SPECS = path.join(ASSET_ROOT, 'spec');
 
 const cache = new Map<string, LoadedSpec>();
 
@@ -391,10 +395,15 @@ export class SpecResolver extends BaseResolver {
     return { bytes, source: new Source(absoluteRef, bytes.toString('utf8').replace(/\r\n/g, '\n'), mimeType) };
   }
 
-  /** The folders local `$ref`s may reach: the root document's and those the policy adds, each lexically and through symlinks. */
+  /**
+   * The folders local `$ref`s may reach, each lexically and through symlinks: the root document's, those the policy
+   * adds, and for one of the toolkit's own documents its whole `spec/` (the sandbox's control document in
+   * `spec/sandbox/` shares the public spec's schemas).
+   */
   #allowedFolders(): Promise<Array<{ lexical: string; real: string }>> {
+    const own = inside(OWN_SPECS, this.root) ? [OWN_SPECS] : [];
     this.#folders ??= Promise.all(
-      [path.dirname(this.root), ...this.policy.allowRefsOutside].map(async (lexical) => ({ lexical, real: await realpath(lexical).catch(() => lexical) })),
+      [path.dirname(this.root), ...this.policy.allowRefsOutside, ...own].map(async (lexical) => ({ lexical, real: await realpath(lexical).catch(() => lexical) })),
     );
     return this.#folders;
   }
