@@ -343,9 +343,13 @@ export class SpecResolver extends BaseResolver {
     try {
       document = super.parseDocument(source, isRoot);
     } catch (error) {
-      // js-yaml recurses per nesting level: a deep enough document overflows the stack before it returns.
+      // js-yaml stops at 100 levels itself; were that ever lifted, its recursion would overflow the stack instead.
       const original = error instanceof YamlParseError ? error.originalError : error;
-      if (original instanceof RangeError) throw this.#failure(source.absoluteRef, fail(`nesting deeper than ${this.policy.limits.maxDepth} levels`, 'limit'));
+      if (original instanceof RangeError || /exceeded maxDepth/.test(String((original as Error | undefined)?.message))) {
+        const reason = `nesting deeper than ${Math.min(this.policy.limits.maxDepth, 100)} levels`;
+        if (source.absoluteRef === this.root && error instanceof YamlParseError) throw new SpecError(displayPath(this.root), '#', reason, error.line, error.col);
+        throw this.#failure(source.absoluteRef, fail(reason, 'limit'));
+      }
       throw error;
     }
     try {

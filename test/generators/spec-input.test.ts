@@ -157,7 +157,11 @@ describe('bounded parsing', () => {
   });
 
   it('refuses nesting past the depth limit, in YAML and in JSON', async () => {
-    expect((await refusal(specFile(withInfo(`  x-deep: ${'['.repeat(5000)}${']'.repeat(5000)}\n`)).file)).reason).toMatch(/nesting exceeded maxDepth|nesting deeper than/);
+    const root = await refusal(specFile(withInfo(`  x-deep: ${'['.repeat(5000)}${']'.repeat(5000)}\n`)).file);
+    expect([root.reason, root.line]).toEqual(['nesting deeper than 100 levels', 3]);
+    const { file, dir } = specFile(withInfo('  x-deep:\n    $ref: ./deep.json\n'));
+    writeFileSync(path.join(dir, 'deep.json'), `${'['.repeat(5000)}${']'.repeat(5000)}`);
+    expect((await refusal(file)).reason).toMatch(/^\$ref "\.\/deep\.json" .* is refused: nesting deeper than 100 levels$/);
     const deep = policy({ limits: { maxDepth: 10 } });
     const error = await rejection(loadSpec(specFile(withInfo(`  x-deep: ${'['.repeat(20)}${']'.repeat(20)}\n`)).file, { cache: false, policy: deep }));
     expect(error.reason).toBe('nesting deeper than 10 levels');
