@@ -89,7 +89,7 @@ describe('verify against a hostile server (the CLI)', { timeout: 120_000 }, () =
       },
       [] as string[],
       'too-large',
-      /GET \/ping: the body goes on past that, more than the 8 MiB verify reads/,
+      /GET \/ping: the body goes past the 8 MiB verify reads \(--max-response-size\)/,
     ],
     [
       'a body that drips one byte at a time',

@@ -223,19 +223,19 @@ export class Probe {
     } catch (error) {
       return stopped(error);
     }
-    const tooLarge = (what: string) => new VerifyStopped('too-large', `${where}: the body ${what}, more than the ${size(this.#maxBytes)} verify reads (--max-response-size)`);
+    const tooLarge = (what: string) => new VerifyStopped('too-large', `${where}: the body ${what} (--max-response-size)`);
     const declared = Number(response.headers.get('content-length') ?? NaN);
     const chunks: Uint8Array[] = [];
     const reader = response.body?.getReader();
     try {
-      if (Number.isFinite(declared) && declared > this.#maxBytes) throw tooLarge(`announces ${size(declared)}`);
+      if (Number.isFinite(declared) && declared > this.#maxBytes) throw tooLarge(`announces ${size(declared)}, more than the ${size(this.#maxBytes)} verify reads`);
       let length = 0;
       for (;;) {
         if (!reader) break;
         const { done, value } = await reader.read();
         if (done) break;
         length += value.byteLength;
-        if (length > this.#maxBytes) throw tooLarge('goes on past that');
+        if (length > this.#maxBytes) throw tooLarge(`goes past the ${size(this.#maxBytes)} verify reads`);
         chunks.push(value);
       }
     } catch (error) {
