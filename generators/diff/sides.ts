@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildModel, loadSpec, SpecError, SpecErrors, type ApiModel } from '../model/index.js';
+import { isRemote, STDIN } from '../model/input-policy.js';
 
 export interface Side {
   /** As given on the command line. */
@@ -39,6 +40,8 @@ export function parseRevSpec(spec: string): { rev: string; file: string } | null
 }
 
 export async function loadSide(spec: string, cwd = process.cwd()): Promise<Side> {
+  // A URL or stdin is no file and no revision: the loader reads it (under its input policy) as it is.
+  if (spec === STDIN || isRemote(spec)) return { label: spec, file: null, model: buildModel(await loadSpec(spec)) };
   const rev = parseRevSpec(spec);
   if (!rev) {
     const spec2 = await loadSpec(path.resolve(cwd, spec));

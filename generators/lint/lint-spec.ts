@@ -7,7 +7,8 @@ import path from 'node:path';
 import { getLineColLocation, lint, loadConfig, type NormalizedProblem } from '@redocly/openapi-core';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { assertOpenApi31, bundleSpec, danglingRefReason, readSpecBytes } from '../model/load.js';
+import { SpecErrors } from '../model/errors.js';
+import { assertOpenApi31, bundleSpec, displayPath, inputProblems, refProblemReason, SpecResolver } from '../model/load.js';
 import { ASSET_ROOT } from '../core/assets.js';
 
 /** The folder of the bundled spec, templates and lint configuration (see core/assets.ts). */
@@ -37,16 +38,13 @@ export interface LintReport {
   warnings: number;
 }
 
-function relative(file: string): string {
-  const rel = path.relative(process.cwd(), file);
-  return rel.startsWith('..') ? file : rel;
-}
+const relative = displayPath;
 
 function fromRedocly(problem: NormalizedProblem): LintProblem {
   const location = problem.location[0];
   const file = location?.source.absoluteRef ?? '';
   const pointer = location?.pointer ?? '#/';
-  const message = /^Can't resolve \$ref/.test(problem.message) && file !== '' ? danglingRefReason(file, location?.source.body, pointer, problem.message) : problem.message;
+  const message = /^Can't resolve \$ref/.test(problem.message) && file !== '' ? refProblemReason(file, location?.source, pointer, problem.message) : problem.message;
   let line: number | undefined;
   let column: number | undefined;
   if (location) {
@@ -70,22 +68,28 @@ function fromRedocly(problem: NormalizedProblem): LintProblem {
 }
 
 /**
- * Lints one spec file. Resolves with every lint problem; inspect `errors`. A spec that cannot be linted at all
- * (unreadable, not YAML or JSON, not OpenAPI 3.1) rejects with the generators' `SpecError` (file, pointer,
- * reason), which the CLI prints the same way and exits 2 on.
+ * Lints one spec (a path, an http(s) URL or `-` for stdin). Resolves with every lint problem; inspect `errors`. A
+ * spec that cannot be linted at all (unreadable, past the input limits, not YAML or JSON, not OpenAPI 3.1, or with a
+ * `$ref` the input policy refuses) rejects with the generators' `SpecError`/`SpecErrors` (file, pointer, reason),
+ * which the CLI prints the same way and exits 2 on: every document is read through the generators' resolver.
  */
 export async function lintSpec(specPath: string = DEFAULT_SPEC, configPath: string = DEFAULT_LINT_CONFIG): Promise<LintReport> {
-  const absolute = path.resolve(specPath);
-  await readSpecBytes(absolute);
+  const resolver = new SpecResolver(specPath);
+  const absolute = resolver.root;
+  await resolver.rootBytes();
   const config = await loadConfig({ configPath });
-  const bundled = await bundleSpec(absolute, config);
+  const bundled = await bundleSpec(specPath, config, resolver);
+  const refused = inputProblems(absolute, bundled.problems);
+  if (refused.length > 0) throw new SpecErrors(refused);
   const document = assertOpenApi31(absolute, bundled.bundle.parsed);
-  const problems = (await lint({ ref: absolute, config })).map(fromRedocly);
+  // Bundling rewrote the parsed documents in place: lint reads them afresh (from the same bytes).
+  const problems = (await lint({ ref: absolute, config, externalRefResolver: resolver.fork() })).map(fromRedocly);
 
   // The independent validators only run on a document that Redocly could bundle without errors.
   if (!problems.some((p) => p.severity === 'error')) {
     try {
-      await SwaggerParser.validate(structuredClone(document) as never);
+      // External refs are the loader's business: those Redocly leaves in place (under `default`, `const`) are data.
+      await SwaggerParser.validate(structuredClone(document) as never, { resolve: { external: false } });
     } catch (error) {
       problems.push({
         source: 'swagger-parser',

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { ASSET_ROOT } from '../core/assets.js';
 import { SpecError, SpecErrors, pointer } from './errors.js';
-import { loadSpec, type JsonObject, type LoadedSpec } from './load.js';
+import { displayPath, isRemote, loadSpec, type JsonObject, type LoadedSpec } from './load.js';
 import type { ApiModel, EnumModel, EventModel, HttpMethod, OperationModel, ParameterModel, ResponseModel, SchemaModel, TypeRef } from './model.js';
 import { compareStrings, sortBy, sortedEntries } from './sort.js';
 
@@ -345,12 +345,12 @@ class Builder {
 
 /** Builds the model of an already loaded spec. */
 export function buildModel(spec: LoadedSpec): ApiModel {
-  const rel = path.relative(process.cwd(), spec.file);
-  return new Builder(spec, rel.startsWith('..') ? spec.file : rel).build();
+  return new Builder(spec, displayPath(spec.file)).build();
 }
 
 /** The name generated headers give a spec file (see {@link ApiModel.specName}). */
 export function specDisplayName(file: string, cwd: string = process.cwd()): string {
+  if (isRemote(file)) return displayPath(file).replace(/[\r\n\u2028\u2029]+/g, ' ');
   const inRoot = path.relative(ASSET_ROOT, file);
   const rel = !inRoot.startsWith('..') && !path.isAbsolute(inRoot) ? inRoot : path.relative(cwd, file);
   // A one-line comment: no line breaks, whatever the file is called.

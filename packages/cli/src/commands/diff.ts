@@ -10,6 +10,8 @@ import type { FailOn, Format } from '../../../../generators/diff/index.js';
 const FORMATS: readonly Format[] = ['text', 'markdown', 'json', 'github'];
 
 interface DiffOptions {
+  allowRemoteRefs?: boolean;
+  allowRefsOutside?: string[];
   format: Format;
   failOn: FailOn;
   overrides?: string;
@@ -19,10 +21,12 @@ export function registerDiffCommand(program: Command): void {
   program
     .command('diff')
     .description('report the changes from <base> to <head> (files or <git revision>:<path>), breaking ones first; exit 1 when a change reaches --fail-on, 2 on a usage or spec error')
-    .argument('<base>', 'the spec as released: a file, or <revision>:<path> such as origin/main:spec/openapi.yaml')
-    .argument('<head>', 'the proposed spec: a file, or <revision>:<path>')
+    .argument('<base>', 'the spec as released: a file, <revision>:<path> such as origin/main:spec/openapi.yaml, an http(s) URL or - for stdin')
+    .argument('<head>', 'the proposed spec: a file, <revision>:<path>, an http(s) URL or -')
     .addOption(new Option('--format <format>', 'output: text for people, markdown for a PR comment, json, github workflow annotations').choices([...FORMATS]).default('text'))
     .addOption(new Option('--fail-on <level>', 'the lowest level that fails the check (exit 1)').choices(['breaking', 'warning']).default('breaking'))
+    .option('--allow-remote-refs', 'fetch a side given as a URL and http(s) $refs (10 s and 32 MiB at most, redirects only within the same scheme)')
+    .option('--allow-refs-outside <dir>', "let local $refs reach <dir> besides the spec's own folder (repeatable)", (dir: string, dirs: string[] = []) => [...dirs, dir])
     .option('--overrides <file>', 'YAML file of acknowledged changes: { overrides: [{ id, at?, level: breaking|warning|info|ignore, reason }] } (see docs/diff-checks.md)')
     .exitOverride((error) => {
       // A usage error exits 2: exit 1 means "a change reached --fail-on". Help and version exit 0 as usual.
@@ -30,6 +34,13 @@ export function registerDiffCommand(program: Command): void {
       throw error;
     })
     .action(async (base: string, head: string, opts: DiffOptions) => {
+      if (base === '-' && head === '-') {
+        console.error("gen-card-api diff: only one side can be read from stdin (-)\n(give the other side as a file, <revision>:<path> or URL; see 'gen-card-api diff --help')");
+        process.exitCode = 2;
+        return;
+      }
+      const { setInputPolicy } = await import('../../../../generators/model/input-policy.js');
+      setInputPolicy({ allowRemoteRefs: opts.allowRemoteRefs === true, allowRefsOutside: opts.allowRefsOutside ?? [] });
       const engine = await import('../../../../generators/diff/index.js');
       const overrides = opts.overrides ? await engine.loadOverrides(opts.overrides) : null;
       const baseSide = await engine.loadSide(base);

@@ -2,7 +2,9 @@
  * `gen-card-api verify`: checks a live server (staging, the sandbox) against the spec and the contract, check by
  * check. Read-only unless `--allow-writes`; with `--webhook-listen` and `--webhook-secret` it also receives and
  * judges the server's webhooks. Exit 0 when every check passes or is skipped, 1 when one fails, 2 on a usage
- * error. The token and card secrets are never printed.
+ * error or when the run cannot start or go on (the spec, the server at the transport level: no answer, a timeout,
+ * a body too large or too deep, a wait it will not make, the deadline), which the report names. The token and
+ * card secrets are never printed.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
@@ -12,6 +14,8 @@ interface VerifyCommandOptions {
   baseUrl?: string;
   token?: string;
   spec?: string;
+  allowRemoteRefs?: boolean;
+  allowRefsOutside?: string[];
   allowWrites?: boolean;
   webhookListen?: { host: string; port: number };
   webhookSecret?: string;
@@ -26,6 +30,9 @@ interface VerifyCommandOptions {
   orderTimeout: number;
   closeTimeout: number;
   webhookWait: number;
+  requestTimeout: number;
+  maxResponseSize: number;
+  deadline?: number;
 }
 
 function positiveInt(name: string, max: number): (value: string) => number {
@@ -33,6 +40,14 @@ function positiveInt(name: string, max: number): (value: string) => number {
     if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > max) throw new InvalidArgumentError(`${name} must be an integer from 1 to ${max}.`);
     return Number(value);
   };
+}
+
+/** A size in bytes, with an optional k, m or g suffix (powers of 1024): `512k`, `8m`. */
+function byteSize(value: string): number {
+  const m = /^(\d+)([kmg]?)i?b?$/i.exec(value.trim());
+  const bytes = m ? Number(m[1]) * 1024 ** ['', 'k', 'm', 'g'].indexOf(m[2]!.toLowerCase()) : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 1024 || bytes > 1024 ** 3) throw new InvalidArgumentError('--max-response-size must be a size from 1k to 1g, such as 512k or 8m.');
+  return bytes;
 }
 
 function hostPort(value: string): { host: string; port: number } {
@@ -61,10 +76,12 @@ function httpUrl(value: string): string {
 export function registerVerifyCommand(program: Command): void {
   const command = program
     .command('verify')
-    .description('check a live server against the spec and the contract, check by check (read-only unless --allow-writes); exit 0 all pass, 1 a check failed, 2 usage error')
+    .description('check a live server against the spec and the contract, check by check (read-only unless --allow-writes); exit 0 all pass, 1 a check failed, 2 usage error or the run could not start or go on (the report says why)')
     .addOption(new Option('--base-url <url>', 'the API root, ending in /api/v1').env('CARD_API_BASE_URL').argParser(httpUrl))
     .addOption(new Option('--token <token>', 'a workspace API token (prefer the environment variable: arguments show in ps)').env('CARD_API_TOKEN'))
-    .option('--spec <file>', 'OpenAPI 3.1 spec to verify against (default: the bundled spec/openapi.yaml)')
+    .option('--spec <file|url|->', 'OpenAPI 3.1 spec to verify against: a file, an http(s) URL or - for stdin (default: the bundled spec/openapi.yaml)')
+    .option('--allow-remote-refs', 'fetch a spec given as a URL and http(s) $refs (10 s and 32 MiB at most, redirects only within the same scheme)')
+    .option('--allow-refs-outside <dir>', "let the spec's local $refs reach <dir> besides its own folder (repeatable)", (dir: string, dirs: string[] = []) => [...dirs, dir])
     .option('--allow-writes', 'also run the write flow: issue a card with the smallest allowed amounts, idempotency, top-up, freeze, unfreeze, close')
     .addOption(new Option('--webhook-listen <host:port>', 'receive the server\'s webhooks on <host:port> during the run (register that URL with the server first)').argParser(hostPort))
     .addOption(new Option('--webhook-secret <whsec_...>', 'the signing secret of that webhook endpoint').env('CARD_API_WEBHOOK_SECRET'))
@@ -79,6 +96,9 @@ export function registerVerifyCommand(program: Command): void {
     .option('--order-timeout <s>', 'longest wait for an order to end, in seconds', positiveInt('--order-timeout', 86_400), 60)
     .option('--close-timeout <s>', 'longest wait for close stage 2, in seconds (after it the check is skipped)', positiveInt('--close-timeout', 86_400), 120)
     .option('--webhook-wait <s>', 'longest wait for the expected webhooks, in seconds', positiveInt('--webhook-wait', 86_400), 60)
+    .option('--request-timeout <s>', 'longest time for one answer, to the last byte of its body, in seconds (a slower one stops the run, exit 2)', positiveInt('--request-timeout', 3600), 30)
+    .option('--max-response-size <size>', 'largest response body (or webhook delivery) read, such as 512k or 8m (a larger one stops the run, exit 2)', byteSize, 8 * 1024 * 1024)
+    .option('--deadline <s>', 'longest time for the whole run, in seconds (default 600 plus --order-timeout, --close-timeout and --webhook-wait); past it the run stops, exit 2', positiveInt('--deadline', 7 * 86_400))
     .action(async (opts: VerifyCommandOptions) => {
       const usage = (message: string): never => command.error(`gen-card-api verify: ${message}`, { exitCode: 2, code: 'verify.usage' });
       if (!opts.baseUrl) usage('--base-url (or CARD_API_BASE_URL) is required');
@@ -95,6 +115,8 @@ export function registerVerifyCommand(program: Command): void {
       }
       const secrets = [opts.token!, ...(opts.webhookSecret ? [opts.webhookSecret] : [])];
       // Loaded here, not up front: the engine pulls in the spec loader and Ajv, which other commands never need.
+      const { setInputPolicy } = await import('../../../../generators/model/input-policy.js');
+      setInputPolicy({ allowRemoteRefs: opts.allowRemoteRefs === true, allowRefsOutside: opts.allowRefsOutside ?? [] });
       const { formatReport, redact, runVerify } = await import('../verify/index.js');
       const { DEFAULT_SPEC } = await import('../../../../generators/index.js');
       const report = await runVerify({
@@ -111,13 +133,17 @@ export function registerVerifyCommand(program: Command): void {
         orderTimeoutMs: opts.orderTimeout * 1000,
         closeTimeoutMs: opts.closeTimeout * 1000,
         webhookWaitMs: opts.webhookWait * 1000,
+        requestTimeoutMs: opts.requestTimeout * 1000,
+        maxResponseBytes: opts.maxResponseSize,
+        ...(opts.deadline ? { deadlineMs: opts.deadline * 1000 } : {}),
         log: (line) => console.error(redact(line, secrets)),
       });
       const text = redact(formatReport(report, opts.format), secrets);
       if (opts.output) writeFileSync(opts.output, text);
       else process.stdout.write(text);
       if (opts.output || opts.format !== 'text') console.error(`verify: ${report.summary.passed} passed, ${report.summary.failed} failed, ${report.summary.skipped} skipped in ${(report.durationMs / 1000).toFixed(1)} s`);
-      process.exitCode = report.summary.failed > 0 ? 1 : 0;
+      if (report.stopped) console.error(redact(`verify: stopped (${report.stopped.reason}): ${report.stopped.message}`, secrets));
+      process.exitCode = report.stopped ? 2 : report.summary.failed > 0 ? 1 : 0;
     });
   // Usage errors (unknown option, bad value, missing requirement) exit 2; help exits 0.
   command.exitOverride((error) => {

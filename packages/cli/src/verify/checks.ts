@@ -6,6 +6,7 @@
  * skipped, with the reason its requirement gives or the reason the run recorded. Evidence is request ids,
  * event ids, idempotency keys: never a token, never a card secret.
  */
+import type { StopReason } from './context.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'skipped';
 
@@ -90,6 +91,8 @@ export interface VerifyReport {
   /** HTTP requests made to the server (429 retries included). */
   requests: number;
   mode: { writes: boolean; webhooks: boolean; privateKey: boolean };
+  /** Present when the run could not start or go on (the CLI exits 2): why, in one line. */
+  stopped?: { reason: StopReason; message: string };
   checks: CheckResult[];
   summary: { total: number; passed: number; failed: number; skipped: number };
 }

@@ -15,11 +15,64 @@ export interface VerifyContext {
   maxItems: number;
   /** Progress lines (stderr in the CLI); never a token or a secret. */
   log: (line: string) => void;
+  /** Aborted when the run passes its deadline: every wait and request of the run ends then. */
+  signal: AbortSignal;
 }
 
 export type Json = Record<string, any>;
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Why a run ended before its checks did: the server at the transport level, or what the run needs to start. */
+export type StopReason = 'unreachable' | 'timeout' | 'too-large' | 'too-deep' | 'rate-limited' | 'deadline' | 'aborted' | 'spec' | 'receiver' | 'error';
+
+/**
+ * The run cannot go on: no answer, an answer verify will not read (too large, too deep, endless), a wait it will
+ * not make, or a start it cannot make. Not a failed check: the report names it and the CLI exits 2, not 1.
+ */
+export class VerifyStopped extends Error {
+  override readonly name = 'VerifyStopped';
+  constructor(
+    readonly reason: StopReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Waits `ms`; rejects with the signal's reason as soon as it aborts (the run's deadline). */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Whether JSON text nests objects and arrays deeper than `max`, found by one pass over the text (strings skipped)
+ * before anything parses it: what the checks do with a body (compare, canonicalise, validate) recurses per level.
+ */
+export function jsonDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
 
 /** Deep equality of JSON values. */
 export function jsonEqual(a: unknown, b: unknown): boolean {

@@ -4,8 +4,13 @@
  * `X-Request-Id` is present (and equals the error body's `request_id`), error bodies are the D2 envelope, and the
  * headers the response declares besides `X-Request-Id` (the D5 rate-limit headers) are present and sane.
  * A 429 is checked like any answer, then waited out (`Retry-After`) and the request repeated.
+ *
+ * The server is untrusted: each request has a timeout that covers the whole answer, a body is read as a stream and
+ * never past a size cap, JSON nested deeper than a limit is refused before it is parsed, and waits on `Retry-After`
+ * are bounded one by one and in total. Any of these ends the run with a `VerifyStopped` naming the cause.
  */
 import type { CheckRecorder } from './checks.js';
+import { jsonDeeperThan, sleep, VerifyStopped } from './context.js';
 import type { SpecOperation, VerifySpec } from './spec.js';
 
 type Json = Record<string, any>;
@@ -41,19 +46,41 @@ export interface ProbeOptions {
   token: string;
   spec: VerifySpec;
   checks: CheckRecorder;
-  /** Largest wait on a 429, in seconds. Default 60. */
+  /** Largest wait on a 429, in seconds; a server that asks for more stops the run. Default 60. */
   maxRetryAfterSec?: number;
+  /** All waits on 429s of the run together, in ms; past it the run stops. Default 120,000. */
+  maxRateLimitWaitMs?: number;
   /** How many 429s one request may wait out. Default 5. */
   maxRateLimitRetries?: number;
+  /** Time for one exchange, from sending to the last byte of the body, in ms. Default 30,000. */
+  requestTimeoutMs?: number;
+  /** Largest body read; a larger one (announced or streamed) stops the run. Default 8 MiB. */
+  maxResponseBytes?: number;
+  /** Deepest nesting of a JSON body. Default 64. */
+  maxJsonDepth?: number;
+  /** The run's deadline. */
+  signal?: AbortSignal;
   fetch?: typeof fetch;
 }
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_MAX_JSON_DEPTH = 64;
 
 /** A token that cannot be valid: right shape (`<prefix>_sk_<secret>`), random secret. */
 export function badToken(): string {
   return `verify_sk_${crypto.randomUUID().replace(/-/g, '')}`;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** `Retry-After` in seconds: delta-seconds or an HTTP date; null when absent or unreadable. */
+function retryAfterSeconds(value: string | null): number | null {
+  if (value === null || value.trim() === '') return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+const size = (bytes: number) => (bytes >= 1024 * 1024 ? `${+(bytes / 1024 / 1024).toFixed(2)} MiB` : `${+(bytes / 1024).toFixed(2)} KiB`);
 
 function parseBody(text: string): unknown {
   if (text === '') return undefined;
@@ -72,13 +99,20 @@ export function evidenceOf(exchange: Exchange): string {
 export class Probe {
   readonly spec: VerifySpec;
   readonly checks: CheckRecorder;
-  readonly exchanges: Exchange[] = [];
+  /** What was exchanged, without bodies: a run keeps no server body longer than its checks need it. */
+  readonly exchanges: Array<Pick<Exchange, 'seq' | 'method' | 'target' | 'status' | 'requestId'>> = [];
   readonly #root: URL;
   readonly #token: string;
   readonly #badToken = badToken();
   readonly #fetch: typeof fetch;
   readonly #maxRetryAfterSec: number;
+  readonly #maxRateLimitWaitMs: number;
   readonly #maxRetries: number;
+  readonly #timeoutMs: number;
+  readonly #maxBytes: number;
+  readonly #maxDepth: number;
+  readonly #signal: AbortSignal;
+  #rateLimitWaitedMs = 0;
 
   constructor(options: ProbeOptions) {
     this.spec = options.spec;
@@ -87,7 +121,12 @@ export class Probe {
     this.#token = options.token;
     this.#fetch = options.fetch ?? fetch;
     this.#maxRetryAfterSec = options.maxRetryAfterSec ?? 60;
+    this.#maxRateLimitWaitMs = options.maxRateLimitWaitMs ?? 120_000;
     this.#maxRetries = options.maxRateLimitRetries ?? 5;
+    this.#timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.#maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.#maxDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+    this.#signal = options.signal ?? new AbortController().signal;
   }
 
   /** The path of an operation with its path parameters filled in. */
@@ -118,8 +157,17 @@ export class Probe {
       const exchange = await this.#send(request);
       this.#validate(exchange);
       if (exchange.status !== 429 || attempt >= this.#maxRetries) return exchange;
-      const retryAfter = Number(exchange.headers.get('retry-after'));
-      await sleep(Math.min(Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 1, this.#maxRetryAfterSec) * 1000);
+      const asked = retryAfterSeconds(exchange.headers.get('retry-after'));
+      const where = `${exchange.method} ${exchange.target}`;
+      if (asked !== null && asked > this.#maxRetryAfterSec) {
+        throw new VerifyStopped('rate-limited', `${where} answered 429 with Retry-After ${asked} s; verify waits at most ${this.#maxRetryAfterSec} s at a time`);
+      }
+      const waitMs = (asked === null || asked === 0 ? 1 : asked) * 1000;
+      if (this.#rateLimitWaitedMs + waitMs > this.#maxRateLimitWaitMs) {
+        throw new VerifyStopped('rate-limited', `${where} answered 429 again; verify has waited ${this.#rateLimitWaitedMs / 1000} s on Retry-After in this run and waits at most ${this.#maxRateLimitWaitMs / 1000} s in all`);
+      }
+      this.#rateLimitWaitedMs += waitMs;
+      await sleep(waitMs, this.#signal);
     }
   }
 
@@ -137,15 +185,8 @@ export class Probe {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(request.body);
     }
-    let response: Response;
-    try {
-      response = await this.#fetch(url, { method: request.method, headers, body, redirect: 'manual' });
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new Error(`cannot reach ${url.origin}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
-    }
-    const text = await response.text();
     const target = url.pathname.slice(rootPath.length) + url.search;
+    const { response, body: text } = await this.#exchange(url, { method: request.method, headers, body, redirect: 'manual' }, `${request.method} ${target}`);
     const exchange: Exchange = {
       seq: this.exchanges.length + 1,
       method: request.method,
@@ -157,8 +198,53 @@ export class Probe {
       body: parseBody(text),
       requestId: response.headers.get('x-request-id') || null,
     };
-    this.exchanges.push(exchange);
+    this.exchanges.push({ seq: exchange.seq, method: exchange.method, target, status: exchange.status, requestId: exchange.requestId });
     return exchange;
+  }
+
+  /**
+   * One request and its whole answer, within the request timeout and the run's deadline, the body read as a stream
+   * up to the size cap and checked for depth; every way this fails stops the run, naming the cause.
+   */
+  async #exchange(url: URL, init: RequestInit, where: string): Promise<{ response: Response; body: string }> {
+    if (this.#signal.aborted) throw this.#signal.reason;
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const signal = AbortSignal.any([this.#signal, timeout]);
+    const stopped = (error: unknown): never => {
+      if (error instanceof VerifyStopped) throw error;
+      if (this.#signal.aborted) throw this.#signal.reason;
+      if (timeout.aborted) throw new VerifyStopped('timeout', `${where}: no complete answer within ${this.#timeoutMs / 1000} s (--request-timeout)`);
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new VerifyStopped('unreachable', `cannot reach ${url.origin}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+    };
+    let response: Response;
+    try {
+      response = await this.#fetch(url, { ...init, signal });
+    } catch (error) {
+      return stopped(error);
+    }
+    const tooLarge = (what: string) => new VerifyStopped('too-large', `${where}: the body ${what} (--max-response-size)`);
+    const declared = Number(response.headers.get('content-length') ?? NaN);
+    const chunks: Uint8Array[] = [];
+    const reader = response.body?.getReader();
+    try {
+      if (Number.isFinite(declared) && declared > this.#maxBytes) throw tooLarge(`announces ${size(declared)}, more than the ${size(this.#maxBytes)} verify reads`);
+      let length = 0;
+      for (;;) {
+        if (!reader) break;
+        const { done, value } = await reader.read();
+        if (done) break;
+        length += value.byteLength;
+        if (length > this.#maxBytes) throw tooLarge(`goes past the ${size(this.#maxBytes)} verify reads`);
+        chunks.push(value);
+      }
+    } catch (error) {
+      await reader?.cancel().catch(() => undefined);
+      return stopped(error);
+    }
+    const body = Buffer.concat(chunks).toString('utf8');
+    if (jsonDeeperThan(body, this.#maxDepth)) throw new VerifyStopped('too-deep', `${where}: the body nests JSON deeper than ${this.#maxDepth} levels; verify does not parse it`);
+    return { response, body };
   }
 
   #validate(x: Exchange): void {

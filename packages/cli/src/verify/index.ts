@@ -1,10 +1,13 @@
 /**
  * `gen-card-api verify`: points the contract at a live server. Read-only by default; `allowWrites` adds the
- * typical flow; `webhook` adds a receiver whose deliveries are judged. Returns the report; never throws for a
- * server that departs from the contract (that is a failed check), only for a run that cannot start.
+ * typical flow; `webhook` adds a receiver whose deliveries are judged. Returns the report and never throws: a
+ * server that departs from the contract fails checks; a run that cannot start or go on (the spec does not load,
+ * the receiver cannot listen, the server does not answer, answers too much, too deep or too slowly, or the
+ * deadline passes) returns the report so far with `stopped` naming the cause.
  */
+import { SpecError, SpecErrors } from '../../../../generators/model/errors.js';
 import { CheckRecorder, FIXED_CHECKS, listCheckId, type VerifyReport } from './checks.js';
-import type { VerifyContext } from './context.js';
+import { VerifyStopped, type VerifyContext } from './context.js';
 import { Probe } from './http.js';
 import { runAuthAndRefusals, runReadChecks } from './read.js';
 import { VerifySpec } from './spec.js';
@@ -15,7 +18,8 @@ export { formatReport, redact, type ReportFormat } from './report.js';
 export { SchemaValidator, VerifySpec } from './spec.js';
 export { FIXED_CHECKS, listCheckId, type CheckResult, type CheckStatus, type VerifyReport } from './checks.js';
 export { WebhookReceiver } from './webhooks.js';
-export { Probe } from './http.js';
+export { Probe, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from './http.js';
+export { VerifyStopped, type StopReason } from './context.js';
 export { CheckRecorder } from './checks.js';
 
 export interface VerifyOptions {
@@ -35,57 +39,111 @@ export interface VerifyOptions {
   orderTimeoutMs?: number;
   closeTimeoutMs?: number;
   webhookWaitMs?: number;
+  /** Time for one exchange with the server, to the last byte of the body. Default 30 s. */
+  requestTimeoutMs?: number;
+  /** Largest response body read (and webhook delivery kept). Default 8 MiB. */
+  maxResponseBytes?: number;
+  /** Waits on Retry-After: one at most (s), all together (ms). Defaults 60 s and 120 s. */
+  maxRetryAfterSec?: number;
+  maxRateLimitWaitMs?: number;
+  /** The whole run, in ms. Default: 600 s plus the order, close and webhook waits. */
+  deadlineMs?: number;
+  /** Ends the run early (its report then says `aborted`, or the abort reason when that is a `VerifyStopped`). */
+  signal?: AbortSignal;
   log?: (line: string) => void;
   /** Called once the receiver listens, with its port (tests register the endpoint then). */
   onListening?: (port: number) => void | Promise<void>;
   fetch?: typeof fetch;
 }
 
+/** The run's deadline when none is given: ten minutes for requests, plus every wait the options allow. */
+export function defaultDeadlineMs(options: Pick<VerifyOptions, 'orderTimeoutMs' | 'closeTimeoutMs' | 'webhookWaitMs'>): number {
+  return 600_000 + (options.orderTimeoutMs ?? 60_000) + (options.closeTimeoutMs ?? 120_000) + (options.webhookWaitMs ?? 60_000);
+}
+
+/** What stopped a run, from what it threw. */
+function stopOf(error: unknown): VerifyStopped {
+  if (error instanceof VerifyStopped) return error;
+  if (error instanceof SpecErrors || error instanceof SpecError) {
+    const errors = error instanceof SpecErrors ? error.errors : [error];
+    return new VerifyStopped('spec', `the spec cannot be loaded: ${errors.map((e) => e.message).join('; ')}`);
+  }
+  return new VerifyStopped('error', `verify could not go on: ${error instanceof Error ? error.message : String(error)}`);
+}
+
 export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
   const started = Date.now();
-  const spec = await VerifySpec.load(options.spec);
   const checks = new CheckRecorder(FIXED_CHECKS);
-  for (const op of spec.listOperations()) checks.define({ id: listCheckId(op.operationId), title: `${op.method} ${op.route}: every page's meta and links are consistent, the pages hold meta.total distinct items`, needs: 'read' });
   const log = options.log ?? (() => undefined);
-  const probe = new Probe({ baseUrl: options.baseUrl, token: options.token, spec, checks, fetch: options.fetch });
-  const ctx: VerifyContext = { spec, probe, checks, perPage: options.perPage ?? 5, maxPages: options.maxPages ?? 20, maxItems: options.maxItems ?? 50, log };
-
+  const deadlineMs = options.deadlineMs ?? defaultDeadlineMs(options);
+  const run = new AbortController();
+  const deadline = setTimeout(() => run.abort(new VerifyStopped('deadline', `the run went past its ${deadlineMs / 1000} s deadline (--deadline)`)), deadlineMs);
+  const onAbort = () => run.abort(options.signal!.reason instanceof VerifyStopped ? options.signal!.reason : new VerifyStopped('aborted', 'the run was aborted'));
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  let probe: Probe | null = null;
   let receiver: WebhookReceiver | null = null;
-  if (options.webhook) {
-    receiver = new WebhookReceiver(options.webhook);
-    const port = await receiver.listen();
-    log(`verify: webhook receiver on ${options.webhook.host}:${port}`);
-    await options.onListening?.(port);
-  }
+  let stopped: VerifyStopped | null = null;
+
+  // What the options rule out is known before anything runs.
+  if (!options.allowWrites) for (const d of FIXED_CHECKS.filter((c) => c.needs === 'writes')) checks.skip(d.id, 'needs --allow-writes (verify is read-only without it)');
+  if (!options.webhook) for (const d of FIXED_CHECKS.filter((c) => c.needs !== 'read' && c.needs !== 'writes')) checks.skip(d.id, 'needs --webhook-listen and --webhook-secret');
+  if (!options.allowWrites) for (const d of FIXED_CHECKS.filter((c) => c.needs === 'writes+webhooks' || c.needs === 'private-key')) checks.skip(d.id, 'needs --allow-writes');
   try {
+    const spec = await VerifySpec.load(options.spec);
+    for (const op of spec.listOperations()) checks.define({ id: listCheckId(op.operationId), title: `${op.method} ${op.route}: every page's meta and links are consistent, the pages hold meta.total distinct items`, needs: 'read' });
+    probe = new Probe({
+      baseUrl: options.baseUrl,
+      token: options.token,
+      spec,
+      checks,
+      signal: run.signal,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+      ...(options.maxResponseBytes ? { maxResponseBytes: options.maxResponseBytes } : {}),
+      ...(options.maxRetryAfterSec ? { maxRetryAfterSec: options.maxRetryAfterSec } : {}),
+      ...(options.maxRateLimitWaitMs ? { maxRateLimitWaitMs: options.maxRateLimitWaitMs } : {}),
+    });
+    const ctx: VerifyContext = { spec, probe, checks, perPage: options.perPage ?? 5, maxPages: options.maxPages ?? 20, maxItems: options.maxItems ?? 50, log, signal: run.signal };
+
+    if (options.webhook) {
+      receiver = new WebhookReceiver({ ...options.webhook, ...(options.maxResponseBytes ? { maxBodyBytes: options.maxResponseBytes } : {}), ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}) });
+      let port: number;
+      try {
+        port = await receiver.listen();
+      } catch (error) {
+        throw new VerifyStopped('receiver', `the webhook receiver cannot listen on ${options.webhook.host}:${options.webhook.port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      }
+      log(`verify: webhook receiver on ${options.webhook.host}:${port}`);
+      await options.onListening?.(port);
+    }
     log('verify: token, refusals');
     await runAuthAndRefusals(ctx);
     let flow: FlowResult | null = null;
     if (options.allowWrites) {
       log('verify: write flow (issue, idempotency, top-up, freeze, unfreeze, close)');
       flow = await runWriteFlow(ctx, { pollIntervalMs: options.pollIntervalMs ?? 2000, orderTimeoutMs: options.orderTimeoutMs ?? 60_000, closeTimeoutMs: options.closeTimeoutMs ?? 120_000 });
-    } else {
-      for (const d of FIXED_CHECKS.filter((c) => c.needs === 'writes')) checks.skip(d.id, 'needs --allow-writes (verify is read-only without it)');
     }
     log('verify: lists, pagination, reads by uuid');
     await runReadChecks(ctx);
-    if (receiver) {
-      await runWebhookChecks(ctx, receiver, flow, { waitMs: options.webhookWaitMs ?? 60_000, privateKeyPem: options.privateKeyPem });
-    } else {
-      for (const d of FIXED_CHECKS.filter((c) => c.needs !== 'read' && c.needs !== 'writes')) checks.skip(d.id, 'needs --webhook-listen and --webhook-secret');
-    }
-    if (!options.allowWrites) for (const d of FIXED_CHECKS.filter((c) => c.needs === 'writes+webhooks' || c.needs === 'private-key')) checks.skip(d.id, 'needs --allow-writes');
+    if (receiver) await runWebhookChecks(ctx, receiver, flow, { waitMs: options.webhookWaitMs ?? 60_000, privateKeyPem: options.privateKeyPem });
+  } catch (error) {
+    stopped = stopOf(error);
   } finally {
+    clearTimeout(deadline);
+    options.signal?.removeEventListener('abort', onAbort);
     await receiver?.close();
   }
+  if (stopped) for (const c of checks.results()) if (c.observations === 0) checks.skip(c.id, `not reached: the run stopped (${stopped.reason})`);
   const results = checks.results();
   return {
     baseUrl: options.baseUrl,
     spec: options.spec,
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
-    requests: probe.exchanges.length,
-    mode: { writes: options.allowWrites === true, webhooks: receiver !== null, privateKey: options.privateKeyPem !== undefined },
+    requests: probe?.exchanges.length ?? 0,
+    mode: { writes: options.allowWrites === true, webhooks: options.webhook !== undefined, privateKey: options.privateKeyPem !== undefined },
+    ...(stopped ? { stopped: { reason: stopped.reason, message: stopped.message } } : {}),
     checks: results,
     summary: {
       total: results.length,

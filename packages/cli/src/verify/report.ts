@@ -11,6 +11,7 @@ const MARK: Record<CheckResult['status'], string> = { pass: 'PASS', fail: 'FAIL'
 
 export function formatText(report: VerifyReport): string {
   const lines = [`gen-card-api verify ${report.baseUrl} (spec ${report.spec}; writes ${report.mode.writes ? 'on' : 'off'}, webhooks ${report.mode.webhooks ? 'on' : 'off'}, private key ${report.mode.privateKey ? 'on' : 'off'})`, ''];
+  if (report.stopped) lines.push(`STOPPED (${report.stopped.reason}): ${report.stopped.message}`, '');
   for (const c of report.checks) {
     lines.push(`${MARK[c.status]}  ${c.id.padEnd(34)} ${c.title}`);
     if (c.status === 'skipped') lines.push(`      skipped: ${c.details[0] ?? ''}`);
@@ -19,7 +20,7 @@ export function formatText(report: VerifyReport): string {
     if (c.evidence.length > 0) lines.push(`      evidence: ${c.evidence.slice(0, c.status === 'fail' ? 10 : 3).join(', ')}${c.evidence.length > (c.status === 'fail' ? 10 : 3) ? ', ...' : ''}`);
   }
   const s = report.summary;
-  lines.push('', `${s.total} checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped in ${(report.durationMs / 1000).toFixed(1)} s (${report.requests} requests)`);
+  lines.push('', `${s.total} checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped in ${(report.durationMs / 1000).toFixed(1)} s (${report.requests} requests)${report.stopped ? `; stopped (${report.stopped.reason})` : ''}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -31,11 +32,17 @@ const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 
 export function formatJunit(report: VerifyReport): string {
   const s = report.summary;
+  // A stopped run is one more test case, in error: CI shows why the run ended, not only what it skipped.
+  const tests = s.total + (report.stopped ? 1 : 0);
+  const errors = report.stopped ? 1 : 0;
   const out = [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="gen-card-api verify" tests="${s.total}" failures="${s.failed}" skipped="${s.skipped}" time="${(report.durationMs / 1000).toFixed(3)}">`,
-    `  <testsuite name="${xml(`verify ${report.baseUrl}`)}" tests="${s.total}" failures="${s.failed}" skipped="${s.skipped}" timestamp="${report.startedAt}">`,
+    `<testsuites name="gen-card-api verify" tests="${tests}" failures="${s.failed}" errors="${errors}" skipped="${s.skipped}" time="${(report.durationMs / 1000).toFixed(3)}">`,
+    `  <testsuite name="${xml(`verify ${report.baseUrl}`)}" tests="${tests}" failures="${s.failed}" errors="${errors}" skipped="${s.skipped}" timestamp="${report.startedAt}">`,
   ];
+  if (report.stopped) {
+    out.push('    <testcase classname="verify.run" name="run">', `      <error type="${xml(report.stopped.reason)}" message="${xml(report.stopped.message)}">${xml(report.stopped.message)}</error>`, '    </testcase>');
+  }
   for (const c of report.checks) {
     const group = c.id.split('.')[0]!;
     out.push(`    <testcase classname="verify.${xml(group)}" name="${xml(c.id)}">`);

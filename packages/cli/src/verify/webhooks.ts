@@ -7,7 +7,8 @@
 import { createServer, type Server } from 'node:http';
 import { createWebhookHandler } from '@card-api/webhooks';
 import { decryptCardSecrets, publicKeyFingerprint } from '@card-api/webhooks/secrets';
-import { canonicalJson, sleep, type Json, type VerifyContext } from './context.js';
+import { canonicalJson, jsonDeeperThan, sleep, type Json, type VerifyContext } from './context.js';
+import { DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from './http.js';
 import { toUnits, type FlowResult } from './writes.js';
 
 /** One delivery as received. */
@@ -30,7 +31,17 @@ export interface ReceiverOptions {
   secret: string;
   /** Refuse the first delivery of the first event once, to observe a redelivery. Default true. */
   provokeRedelivery?: boolean;
+  /** Largest delivery body kept; a larger one is answered 413 and recorded as rejected. Default 8 MiB. */
+  maxBodyBytes?: number;
+  /** Deepest JSON nesting of a delivery; a deeper one is answered 400 and recorded as rejected. Default 64. */
+  maxJsonDepth?: number;
+  /** Time a delivery may take to arrive, in ms. Default 30,000. */
+  requestTimeoutMs?: number;
 }
+
+/** Bytes of delivery bodies, and deliveries, a run keeps in all; past either, deliveries are answered 503 and not kept. */
+const MAX_KEPT_BYTES = 64 * 1024 * 1024;
+const MAX_DELIVERIES = 10_000;
 
 export class WebhookReceiver {
   readonly deliveries: Delivery[] = [];
@@ -44,12 +55,32 @@ export class WebhookReceiver {
   constructor(options: ReceiverOptions) {
     this.#options = options;
     const handler = createWebhookHandler({ secrets: options.secret, dedupe: false, onUnknownEvent: () => undefined });
+    const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    const maxDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+    let kept = 0;
     this.#server = createServer((req, res) => {
       const startedAt = ++this.#tick;
       const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
+      let length = 0;
+      const reject = (status: number, reason: string) => {
+        if (this.deliveries.length < MAX_DELIVERIES) this.deliveries.push({ seq: this.deliveries.length + 1, startedAt, finishedAt: ++this.#tick, raw: Buffer.alloc(0), verified: false, reason, event: null, answered: status });
+        res.writeHead(status, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ received: false }));
+        for (const listener of this.#listeners) listener();
+      };
+      req.on('data', (c: Buffer) => {
+        length += c.length;
+        if (length > maxBody) {
+          req.removeAllListeners('data').removeAllListeners('end').resume();
+          reject(413, `the body is larger than ${maxBody} bytes`);
+          return;
+        }
+        chunks.push(c);
+      });
       req.on('end', () => {
         const raw = Buffer.concat(chunks);
+        if (kept + raw.length > MAX_KEPT_BYTES || this.deliveries.length >= MAX_DELIVERIES) return reject(503, `the receiver keeps no more deliveries (${MAX_DELIVERIES} or ${MAX_KEPT_BYTES / 1024 / 1024} MiB at most)`);
+        if (jsonDeeperThan(raw.toString('utf8'), maxDepth)) return reject(400, `the body nests JSON deeper than ${maxDepth} levels`);
+        kept += raw.length;
         const header = req.headers['x-service-signature'];
         void handler.handle(raw, Array.isArray(header) ? header[0] : header).then((result) => {
           const verified = result.status === 200 && 'event' in result;
@@ -74,6 +105,8 @@ export class WebhookReceiver {
         });
       });
     });
+    // A delivery that trickles in is cut, not waited for.
+    this.#server.requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   }
 
   /** Starts listening; resolves with the bound port. */
@@ -106,20 +139,28 @@ export class WebhookReceiver {
     return out;
   }
 
-  /** Waits until `done()` holds or the timeout passes; true when it holds. */
-  async waitUntil(done: () => boolean, timeoutMs: number): Promise<boolean> {
+  /** Waits until `done()` holds or the timeout passes; true when it holds. Rejects with the signal's reason when it aborts. */
+  async waitUntil(done: () => boolean, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     if (done()) return true;
-    return new Promise((resolve) => {
+    if (signal?.aborted) throw signal.reason;
+    return new Promise((resolve, rejectWait) => {
       const finish = (value: boolean) => {
         clearTimeout(timer);
         this.#listeners.delete(listener);
+        signal?.removeEventListener('abort', onAbort);
         resolve(value);
       };
       const listener = () => {
         if (done()) finish(true);
       };
+      const onAbort = () => {
+        clearTimeout(timer);
+        this.#listeners.delete(listener);
+        rejectWait(signal!.reason);
+      };
       const timer = setTimeout(() => finish(done()), timeoutMs);
       this.#listeners.add(listener);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 }
@@ -159,8 +200,8 @@ export async function runWebhookChecks(ctx: VerifyContext, receiver: WebhookRece
   const redelivered = () => receiver.refusedEventId === null || receiver.deliveries.filter((d) => d.verified && d.event?.event_id === receiver.refusedEventId).length > 1;
   const allArrived = () => expected.every(([, match]) => receiver.events().some(match)) && redelivered();
   ctx.log(`verify: waiting up to ${options.waitMs / 1000} s for ${expected.length} expected event(s)${receiver.refusedEventId !== null ? ' and a redelivery' : ''}`);
-  await receiver.waitUntil(allArrived, options.waitMs);
-  await sleep(50); // Let deliveries already on the wire land before judging.
+  await receiver.waitUntil(allArrived, options.waitMs, ctx.signal);
+  await sleep(50, ctx.signal); // Let deliveries already on the wire land before judging.
 
   const deliveries = receiver.deliveries;
   if (deliveries.length === 0) {

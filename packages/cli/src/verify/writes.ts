@@ -87,7 +87,7 @@ export async function runWriteFlow(ctx: VerifyContext, options: WriteOptions): P
       const order = last.body?.data;
       if (last.status === 200 && TERMINAL.includes(order?.status)) return { order, last };
       if (Date.now() >= deadline) return { order: null, last };
-      await sleep(options.pollIntervalMs);
+      await sleep(options.pollIntervalMs, ctx.signal);
     }
   };
   const getCard = async (uuid: string) => probe.call('getCard', { params: { uuid } });
@@ -250,7 +250,7 @@ export async function runWriteFlow(ctx: VerifyContext, options: WriteOptions): P
       checks.skip('write.close-stage-2', `stage 2 did not happen within --close-timeout ${options.closeTimeoutMs / 1000} s (the contract allows days); the card stays pending_close`);
       break;
     }
-    await sleep(options.pollIntervalMs);
+    await sleep(options.pollIntervalMs, ctx.signal);
   }
   return result;
 }
