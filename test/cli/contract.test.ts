@@ -4,6 +4,9 @@
  * exits 2 with the error and one hint line (at most 6 lines); a spec that does not exist exits 2. Runs `main` in
  * process (one module load for all cases); test/cli/process.test.ts runs the real bin for the same rules.
  */
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Command } from 'commander';
@@ -108,6 +111,18 @@ describe('the CLI contract, every command', () => {
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain('no-such-spec.yaml');
     expect(result.stderr).toMatch(/not found|does not exist|no such file/i);
+  });
+
+  it('verify against a port where nothing listens: exit 2 (could not run), not 1 (a check failed)', async () => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const result = await run(['verify', '--base-url', `http://127.0.0.1:${port}/api/v1`, '--token', 'ws_sk_nothing', '--format', 'json']);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stdout).toContain('"stopped"');
+    expect(`${result.stdout}${result.stderr}`).not.toContain('ws_sk_nothing');
   });
 
   it('a usage error raised by a command itself (two different specs): exit 2 and the hint', async () => {
