@@ -1,0 +1,50 @@
+/**
+ * How `listen`, `trigger` and `events` fail: a {@link CliError} is printed as the error and one hint line and exits
+ * 2 (usage, input or could not run). These commands never exit 1: none of them is a check.
+ */
+
+/** A failure the user can act on: bad input, a sandbox that cannot be reached, a refusal of the sandbox. */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  /** One line telling the user what to do next. */
+  readonly hint: string | undefined;
+
+  constructor(message: string, hint?: string) {
+    super(message);
+    this.hint = hint;
+  }
+}
+
+/**
+ * Commander's own usage errors (unknown option, missing argument, bad value) exit 2 like ours; `--help` exits 0.
+ */
+export function usageExitsTwo(command: import('commander').Command): void {
+  command.exitOverride((error) => {
+    process.exit(error.exitCode === 0 ? 0 : 2);
+  });
+}
+
+/** Where a command writes: `out` is stdout (results, one line each), `log` is stderr (progress, notes, errors). */
+export interface Output {
+  out(line: string): void;
+  log(line: string): void;
+}
+
+export const consoleOutput: Output = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  log: (line) => process.stderr.write(`${line}\n`),
+};
+
+/**
+ * Runs a command's body: a {@link CliError} (or any other error: these commands have no "check failed" outcome)
+ * prints `gen-card-api <command>: <message>` and its hint on stderr and sets exit code 2.
+ */
+export async function runCommand(command: string, body: () => Promise<void>, output: Output = consoleOutput): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    output.log(`gen-card-api ${command}: ${error instanceof Error ? error.message : String(error)}`);
+    if (error instanceof CliError && error.hint !== undefined) output.log(`  ${error.hint}`);
+    process.exitCode = 2;
+  }
+}
