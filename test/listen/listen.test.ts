@@ -28,20 +28,20 @@ function capture(): Output & { lines: string[]; logs: string[] } {
   return { lines, logs, out: (l) => void lines.push(l), log: (l) => void logs.push(l) };
 }
 
-/** Resolves with the first value an emitter gives for `name` that passes `test`; rejects after `timeoutMs`. */
-function next<T>(session: ListenSession, name: 'delivery' | 'status' | 'endpoint', test: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+/** Resolves when the session reports the sandbox `up` or `down`; rejects after `timeoutMs`. */
+function status(session: ListenSession, wanted: 'up' | 'down', timeoutMs = 30_000): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      session.off(name, listener);
-      reject(new Error(`no ${name} event within ${timeoutMs} ms`));
+      session.off('status', listener);
+      reject(new Error(`listen did not report the sandbox ${wanted} within ${timeoutMs} ms`));
     }, timeoutMs);
-    const listener = (value: T): void => {
-      if (!test(value)) return;
+    const listener = (value: 'up' | 'down'): void => {
+      if (value !== wanted) return;
       clearTimeout(timer);
-      session.off(name, listener);
-      resolve(value);
+      session.off('status', listener);
+      resolve();
     };
-    session.on(name, listener as never);
+    session.on('status', listener);
   });
 }
 
@@ -205,11 +205,11 @@ describe('listen sessions', () => {
       const before = await runTrigger({ event: 'card.frozen', baseUrl: restartTarget.baseUrl, token: restartTarget.token }, capture());
       await restartApp.event(before.eventId!);
 
-      const down = next<string>(restarting, 'status', (s) => s === 'down');
+      const down = status(restarting, 'down');
       await first.close();
       first = undefined;
       await down;
-      const up = next<string>(restarting, 'status', (s) => s === 'up');
+      const up = status(restarting, 'up');
       second = await startSandbox({ port, db, sandboxOptions: { onError: () => {} } });
       expect(second.token).toBe(restartTarget.token);
       await up;

@@ -156,7 +156,7 @@ function forward(target: URL, body: Buffer, rawHeaders: string[], timeoutMs: num
       done({ status: response.statusCode ?? 0, error: null, timedOut: false });
       response.resume();
     });
-    request.on('error', (error: NodeJS.ErrnoException) => done({ status: null, error: error.code === 'ECONNREFUSED' ? `connection refused: is the app running at ${target.origin}?` : (error.code ?? error.message), timedOut: false }));
+    request.on('error', (error: NodeJS.ErrnoException) => done({ status: null, error: error.code === 'ECONNREFUSED' ? `connection refused (is your app running at ${target.origin}?)` : (error.code ?? error.message), timedOut: false }));
     request.end(body);
   });
 }

@@ -290,3 +290,8 @@ export const RECIPES: Readonly<Record<string, Recipe>> = {
     },
   },
 };
+
+/** Events of the spec without a recipe, and recipes for events the spec lacks: both empty when trigger covers the spec. */
+export function recipeCoverage(events: readonly string[], recipes: Readonly<Record<string, Recipe>> = RECIPES): { missing: string[]; extra: string[] } {
+  return { missing: events.filter((e) => !(e in recipes)), extra: Object.keys(recipes).filter((e) => !events.includes(e)) };
+}

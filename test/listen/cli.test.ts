@@ -1,0 +1,93 @@
+/**
+ * `trigger`, `listen` and `events` as processes, for what only a process shows: exit codes (0 done, 2 usage or
+ * could not run; never 1), what goes to stdout and stderr, and the token never printed. The sandbox and a listen
+ * session run in the test process on loopback; everything else is tested in-process (listen.test.ts).
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { startSandbox, type RunningSandbox } from '@card-api/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveTarget } from '../../packages/cli/src/sandbox-tools/api.js';
+import { loadDocs } from '../../packages/cli/src/sandbox-tools/docs.js';
+import { startListen, type ListenSession } from '../../packages/cli/src/sandbox-tools/listen.js';
+import { ROOT } from '../helpers/spec.js';
+import { App } from './app.js';
+
+const BIN = path.join(ROOT, 'packages/cli/bin/gen-card-api.js');
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CARD_API_')));
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...base, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A loopback port nothing listens on (taken from the OS, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+let sandbox: RunningSandbox;
+let app: App;
+let session: ListenSession;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, sandboxOptions: { onError: () => {} } });
+  const docs = await loadDocs();
+  app = await App.start();
+  session = await startListen({ target: resolveTarget({ baseUrl: sandbox.baseUrl, token: sandbox.token! }, docs), docs, forwardTo: app.url, output: { out: () => {}, log: () => {} } });
+  app.secret = session.secret;
+});
+
+afterAll(async () => {
+  await session?.stop();
+  await app?.close();
+  await sandbox?.close();
+});
+
+describe('gen-card-api trigger (process)', { timeout: 120_000 }, () => {
+  it('exits 0, prints each call and the event id on stdout, and never the token', async () => {
+    const run = await cli(['trigger', 'card.transaction.declined'], { CARD_API_BASE_URL: sandbox.baseUrl, CARD_API_TOKEN: sandbox.token! });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^trigger card\.transaction\.declined: /);
+    expect(run.stdout).toMatch(/POST \/api\/v1\/cards → 202 uuid=\S+ type=issue_card status=pending/);
+    expect(run.stdout).toMatch(/POST \/sandbox\/cards\/[0-9a-f-]{36}\/declines → 201 uuid=\S+ .*type=decline .*decline_reason=insufficient_funds/);
+    const eventId = Number(/card\.transaction\.declined event (\d+): delivery \d+ to endpoint \d+/.exec(run.stdout)?.[1]);
+    expect((await app.event(eventId)).event).toBe('card.transaction.declined');
+    expect(run.stdout + run.stderr).not.toContain(sandbox.token!);
+  });
+
+  it('exits 2 with a suggestion for a misspelled event, before reaching any sandbox', async () => {
+    const run = await cli(['trigger', 'card.transaction.declinded']);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('gen-card-api trigger: unknown event "card.transaction.declinded"\n  did you mean card.transaction.declined?\n');
+  });
+
+  it('exits 2 naming the URL and how to start a sandbox when none answers', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/api/v1`;
+    const run = await cli(['trigger', 'order.completed', '--base-url', url], { CARD_API_TOKEN: 'sbx_sk_0000' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`gen-card-api trigger: no sandbox answers at ${url} (ECONNREFUSED)`);
+    expect(run.stderr).toContain('npx gen-card-api sandbox');
+    expect(run.stderr).not.toContain('sbx_sk_0000');
+  });
+
+  it('exits 2 on a usage error of commander (listen without --forward-to)', async () => {
+    const run = await cli(['listen']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/required option '--forward-to <url>' not specified/);
+  });
+});
