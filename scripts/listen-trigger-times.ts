@@ -13,12 +13,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createWebhookHandler, type CardApiEvent, type WebhookHandler } from '@card-api/webhooks';
 import { loadDocs } from '../packages/cli/src/sandbox-tools/docs.js';
+// The app of the listen tests: a receiver built with @card-api/webhooks that keeps what it verified, and when.
+import { App } from '../test/listen/app.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'packages/cli/bin/gen-card-api.js');
@@ -59,68 +59,21 @@ async function envFile(file: string, child: ChildProcess, timeoutMs = 120_000): 
   );
 }
 
-/** The app: verifies with the secret listen printed, keeps every verified event and raw body. */
-class App {
-  readonly verified = new Map<number, number>();
-  readonly bodies: Array<{ eventId: number; body: string; signature: string }> = [];
-  handler: WebhookHandler<CardApiEvent> | undefined;
-  readonly #waiters = new Set<() => void>();
-  readonly server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      void (async () => {
-        const result = this.handler ? await this.handler.handle(body, req.headers['x-service-signature'] as string | undefined) : { status: 503 as const };
-        const eventId = (JSON.parse(body.toString('utf8')) as { event_id: number }).event_id;
-        this.bodies.push({ eventId, body: body.toString('utf8'), signature: String(req.headers['x-service-signature']) });
-        res.writeHead(result.status).end();
-        if (result.status === 200 && !this.verified.has(eventId)) this.verified.set(eventId, performance.now());
-        for (const wake of [...this.#waiters]) wake();
-      })();
-    });
-  });
-
-  verify(secret: string): void {
-    this.handler = createWebhookHandler({ secrets: secret, onUnknownEvent: () => {} });
-  }
-
-  /** performance.now() when event `id` was verified; rejects after `timeoutMs`. */
-  until(test: () => boolean, timeoutMs: number): Promise<void> {
-    if (test()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#waiters.delete(wake);
-        reject(new Error('timeout'));
-      }, timeoutMs);
-      const wake = (): void => {
-        if (!test()) return;
-        clearTimeout(timer);
-        this.#waiters.delete(wake);
-        resolve();
-      };
-      this.#waiters.add(wake);
-    });
-  }
-}
-
 async function main(): Promise<number> {
   const dir = mkdtempSync(path.join(tmpdir(), 'listen-trigger-'));
   const children: ChildProcess[] = [];
-  const app = new App();
+  const app = await App.start();
   try {
     console.log(`load average at start: ${loadavg().map((l) => l.toFixed(1)).join(' ')} (${(await import('node:os')).cpus().length} cores)`);
     const events = (await loadDocs()).events;
     const sandbox = background(['sandbox', '--port', '0', '--rate-limit', '0', '--ip-rate-limit', '0', '--env-out', path.join(dir, 'sandbox.env')]);
     children.push(sandbox);
     const env = await envFile(path.join(dir, 'sandbox.env'), sandbox);
-    app.server.listen(0, '127.0.0.1');
-    await once(app.server, 'listening');
-    const appUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/webhooks`;
+    const appUrl = app.url;
     const listen = background(['listen', '--forward-to', appUrl, '--env-out', path.join(dir, 'listen.env')], env);
     children.push(listen);
     const { CARD_API_WEBHOOK_SECRET: secret } = await envFile(path.join(dir, 'listen.env'), listen);
-    app.verify(secret!);
+    app.secret = secret!;
     console.log(`sandbox ${env.CARD_API_BASE_URL}; listen forwarding to ${appUrl}; secret from listen's --env-out\n`);
 
     let failed = 0;
@@ -133,8 +86,8 @@ async function main(): Promise<number> {
       let receipt = 'not received';
       if (triggered.code === 0 && Number.isInteger(eventId)) {
         try {
-          await app.until(() => app.verified.has(eventId), BAR_MS);
-          const ms = app.verified.get(eventId)! - started;
+          await app.until(() => app.verifiedAt(eventId) !== undefined, `event ${eventId}`, BAR_MS);
+          const ms = app.verifiedAt(eventId)! - started;
           times.push(ms);
           receipt = `${(ms / 1000).toFixed(2)} s`;
           if (ms > BAR_MS) failed++;
@@ -151,14 +104,14 @@ async function main(): Promise<number> {
     if (times.length > 0) console.log(`\ntrigger → verified receipt over ${times.length} events: median ${(times[Math.floor(times.length / 2)]! / 1000).toFixed(2)} s, max ${(times.at(-1)! / 1000).toFixed(2)} s (bar ${BAR_MS / 1000} s each)`);
 
     // Resend: the first verified event again, byte for byte.
-    const [first] = app.bodies.filter((b) => app.verified.has(b.eventId));
-    const before = app.bodies.length;
-    const resent = await run(['events', 'resend', String(first!.eventId)], env);
-    await app.until(() => app.bodies.slice(before).some((b) => b.eventId === first!.eventId), BAR_MS).catch(() => undefined);
-    const again = app.bodies.slice(before).find((b) => b.eventId === first!.eventId);
-    const identical = again !== undefined && again.body === first!.body;
+    const first = app.received.find((r) => r.outcome === 'handled')!;
+    const firstId = (JSON.parse(first.body) as { event_id: number }).event_id;
+    const resent = await run(['events', 'resend', String(firstId)], env);
+    await app.until(() => app.requestsOf(firstId).length > 1, `the resend of event ${firstId}`, BAR_MS).catch(() => undefined);
+    const again = app.requestsOf(firstId).at(-1);
+    const identical = again !== undefined && again !== first && again.body === first.body;
     const t = (s: string) => Number(/t=(\d+)/.exec(s)?.[1]);
-    console.log(`events resend ${first!.eventId}: exit ${resent.code}, body byte-identical: ${identical ? 'yes' : 'NO'}, signature t ${t(first!.signature)} then ${again ? t(again.signature) : '-'}`);
+    console.log(`events resend ${firstId}: exit ${resent.code}, body byte-identical: ${identical ? 'yes' : 'NO'}, verified again: ${again?.outcome ?? '-'}, signature t ${t(first.signature)} then ${again ? t(again.signature) : '-'}`);
     if (resent.code !== 0 || !identical) failed++;
 
     const misspelled = await run(['trigger', 'card.transaction.declinded'], env);
@@ -171,8 +124,7 @@ async function main(): Promise<number> {
       child.kill('SIGTERM');
       if (child.exitCode === null) await once(child, 'exit');
     }
-    app.server.closeAllConnections();
-    app.server.close();
+    await app.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

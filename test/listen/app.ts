@@ -16,6 +16,8 @@ export interface Received {
   status: number;
   /** What the dispatcher made of it: handled, duplicate, rejected... */
   outcome: string;
+  /** `performance.now()` when it was answered. */
+  at: number;
 }
 
 export class App {
@@ -76,7 +78,7 @@ export class App {
       status = result.status;
       outcome = result.outcome;
     }
-    this.received.push({ body: body.toString('utf8'), signature, status, outcome });
+    this.received.push({ body: body.toString('utf8'), signature, status, outcome, at: performance.now() });
     res.writeHead(status).end();
     for (const wake of [...this.#waiters]) wake();
   }
@@ -103,6 +105,11 @@ export class App {
   async event(eventId: number, timeoutMs?: number): Promise<CardApiEvent> {
     await this.until(() => this.verified.some((e) => e.event_id === eventId), `event ${eventId}`, timeoutMs);
     return this.verified.find((e) => e.event_id === eventId)!;
+  }
+
+  /** When the event was first verified and handled (`performance.now()`), or undefined. */
+  verifiedAt(eventId: number): number | undefined {
+    return this.requestsOf(eventId).find((r) => r.outcome === 'handled')?.at;
   }
 
   /** Every request whose body is this event's. */

@@ -4,7 +4,9 @@
  * delivery with the secret listen printed. One sandbox serves every trigger case (each issues its own card).
  * No waits on time: every wait is bounded and ends on an event, the retry comes from advancing the sandbox clock.
  */
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startSandbox, type RunningSandbox } from '@card-api/sandbox';
@@ -100,6 +102,16 @@ describe('trigger: every event of the spec reaches the app, verified', () => {
     expect(((await app.event(second.eventId!)).data as { card_uuid: string }).card_uuid).toBe(card);
   });
 
+  it('refuses a --card that is not a uuid, or not a card of the workspace, with exit-2 errors that say so', async () => {
+    await expect(runTrigger({ event: 'card.frozen', card: 'card-1', baseUrl: target.baseUrl, token: target.token }, capture())).rejects.toMatchObject({ message: '--card "card-1" is not a card uuid' });
+    await expect(runTrigger({ event: 'card.frozen', card: '00000000-0000-4000-8000-000000000000', baseUrl: target.baseUrl, token: target.token }, capture())).rejects.toMatchObject({
+      message: expect.stringMatching(/^POST \/api\/v1\/cards\/00000000-0000-4000-8000-000000000000\/freeze answered 404 card\.not_found/),
+    });
+    await expect(runTrigger({ event: 'card.issued.secrets', card: '00000000-0000-4000-8000-000000000000', baseUrl: target.baseUrl, token: target.token }, capture())).rejects.toMatchObject({
+      message: expect.stringMatching(/cannot reuse --card/),
+    });
+  });
+
   it('gets the retry when the app answers 500 first: the sandbox redelivers on its own schedule', async () => {
     app.fail = { event: 'card.transaction.reversed', times: 1 };
     const result = await runTrigger({ event: 'card.transaction.reversed', baseUrl: target.baseUrl, token: target.token }, capture());
@@ -181,6 +193,14 @@ describe('listen sessions', () => {
     } finally {
       await third.stop();
     }
+  });
+
+  it('refuses to forward to its own receiver', async () => {
+    const probe = createServer().listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const { port } = probe.address() as { port: number };
+    await new Promise((resolve) => probe.close(resolve));
+    await expect(startListen({ target, docs, forwardTo: `http://127.0.0.1:${port}/hooks`, port, output: capture() })).rejects.toMatchObject({ message: expect.stringMatching(/is listen's own receiver/) });
   });
 
   it('refuses an event filter that matches nothing, with a suggestion', async () => {

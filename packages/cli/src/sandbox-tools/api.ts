@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { OperationModel } from '../../../../generators/model/model.js';
-import { CliError } from './errors.js';
+import { CliError, httpUrl } from './errors.js';
 import type { Docs, Operation, RequestInput } from './docs.js';
 
 type Json = Record<string, any>;
@@ -30,13 +30,7 @@ export const START_HINT = 'start one with `npx gen-card-api sandbox` (it prints 
 export function resolveTarget(options: { baseUrl?: string | undefined; token?: string | undefined }, docs: Pick<Docs, 'api'>): Target {
   if (!options.baseUrl) throw new CliError('no sandbox given: --base-url (or CARD_API_BASE_URL) is required', START_HINT);
   if (!options.token) throw new CliError('--token (or CARD_API_TOKEN) is required', 'use the CARD_API_TOKEN that `gen-card-api sandbox` printed');
-  let url: URL;
-  try {
-    url = new URL(options.baseUrl);
-  } catch {
-    throw new CliError(`--base-url ${JSON.stringify(options.baseUrl)} is not a URL`, 'pass the API root, such as http://127.0.0.1:4010/api/v1');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`--base-url must be http:// or https://, not ${url.protocol}`, 'pass the API root, such as http://127.0.0.1:4010/api/v1');
+  const url = httpUrl(options.baseUrl, '--base-url', 'pass the API root, such as http://127.0.0.1:4010/api/v1');
   const baseUrl = url.href.replace(/\/+$/, '');
   const prefix = serverPath(docs.api.document as Json);
   const origin = prefix !== '' && baseUrl.endsWith(prefix) ? baseUrl.slice(0, -prefix.length) : url.origin;

@@ -2,37 +2,19 @@
  * The sandbox's delivery log as `trigger`, `events` and fixtures read it, through the control API: which endpoints
  * would receive an event, the newest delivery so far, and the deliveries an action produced.
  */
+// Types only (erased from the build): the CLI never loads @card-api/sandbox to read a sandbox's answers.
+import type { SandboxControlComponents } from '@card-api/sandbox';
 import type { SandboxApi } from './api.js';
 
 type Json = Record<string, any>;
 
-/** A delivery as the control API lists it. */
-export interface Delivery {
-  id: number;
-  endpoint_id: number;
-  event_id: number;
-  event: string;
-  /** The exact bytes POSTed on every attempt. */
-  body: string;
-  status: string;
-  attempts: number;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  last_status: number | null;
-  last_error: string | null;
-  delivered_at: string | null;
-  created_at: string;
-}
+type Schemas = SandboxControlComponents['schemas'];
+
+/** A delivery as the control API lists it (the control document's schema). */
+export type Delivery = Schemas['WebhookDelivery'];
 
 /** An endpoint as the control API lists it. */
-export interface Endpoint {
-  id: number;
-  url: string;
-  events: '*' | string[];
-  status: string;
-  disabled_reason: string | null;
-  description: string | null;
-}
+export type Endpoint = Schemas['WebhookEndpoint'];
 
 /** Whether a subscription (`'*'`, codes and `<prefix>.*` patterns, as the control document defines it) covers `code`. */
 export function subscribes(events: Endpoint['events'], code: string): boolean {

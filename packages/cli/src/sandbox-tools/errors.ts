@@ -15,6 +15,18 @@ export class CliError extends Error {
   }
 }
 
+/** An http:// or https:// URL given as `option`; a CliError with `hint` otherwise. */
+export function httpUrl(value: string, option: string, hint: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new CliError(`${option} ${JSON.stringify(value)} is not a URL`, hint);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`${option} must be http:// or https://, not ${url.protocol}`, hint);
+  return url;
+}
+
 /**
  * Commander's own usage errors (unknown option, missing argument, bad value) exit 2 like ours; `--help` exits 0.
  */

@@ -24,7 +24,7 @@ import { randomUUID } from 'node:crypto';
 import { SandboxApi, TokenRefusedError, UnreachableError, type Target } from './api.js';
 import { listDeliveries, listEndpoints, type Endpoint } from './deliveries.js';
 import type { Docs } from './docs.js';
-import { CliError, type Output } from './errors.js';
+import { CliError, httpUrl, type Output } from './errors.js';
 import { expandGlobs } from './suggest.js';
 
 /** How listen's endpoint is recognised among the workspace's endpoints. */
@@ -186,13 +186,7 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
  */
 export async function startListen(options: ListenOptions): Promise<ListenSession> {
   const { output, docs, target } = options;
-  let forwardTo: URL;
-  try {
-    forwardTo = new URL(options.forwardTo);
-  } catch {
-    throw new CliError(`--forward-to ${JSON.stringify(options.forwardTo)} is not a URL`, 'pass the URL of your app\'s webhook route, such as http://127.0.0.1:3000/webhooks');
-  }
-  if (forwardTo.protocol !== 'http:' && forwardTo.protocol !== 'https:') throw new CliError(`--forward-to must be http:// or https://, not ${forwardTo.protocol}`, 'pass the URL of your app\'s webhook route, such as http://127.0.0.1:3000/webhooks');
+  const forwardTo = httpUrl(options.forwardTo, '--forward-to', "pass the URL of your app's webhook route, such as http://127.0.0.1:3000/webhooks");
   const events: Endpoint['events'] =
     options.events === undefined
       ? '*'
@@ -268,6 +262,10 @@ export async function startListen(options: ListenOptions): Promise<ListenSession
   });
   const address = server.address() as AddressInfo;
   const receiverUrl = new URL(`http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}/`).href;
+  if (Number(forwardTo.port || (forwardTo.protocol === 'https:' ? 443 : 80)) === address.port && ['127.0.0.1', 'localhost', '[::1]', address.address].includes(forwardTo.hostname)) {
+    server.close();
+    throw new CliError(`--forward-to ${forwardTo.href} is listen's own receiver: every delivery would come back to it`, 'forward to your app\'s port, or pass another --port');
+  }
 
   /** Points listen's endpoint at this receiver: a stopped or crashed session's is reused, else one is registered. */
   const claim = async (): Promise<{ id: number; secret: string; reused: boolean }> => {
@@ -350,11 +348,15 @@ export async function startListen(options: ListenOptions): Promise<ListenSession
     (stopping ??= (async () => {
       clearTimeout(timer);
       if (error === undefined) {
+        // Counted first (up to a bound), because disabling cancels them; a failed count must not stop the disable.
+        const waiting = await listDeliveries(api, { endpoint_id: endpoint.id, status: 'pending', limit: 1000 }).then(
+          (list) => list.length,
+          () => 0,
+        );
         try {
-          const waiting = (await listDeliveries(api, { endpoint_id: endpoint.id, status: 'pending' })).length;
           await api.call('disableWebhookEndpoint', { path: { endpoint_id: endpoint.id } }, { quiet: true });
           output.log(
-            `listen: disabled endpoint ${endpoint.id}; the next listen reuses it with the same secret${waiting > 0 ? ` (${waiting} deliver${waiting === 1 ? 'y' : 'ies'} waiting for a retry cancelled: gen-card-api events resend <event_id> sends one again)` : ''}`,
+            `listen: disabled endpoint ${endpoint.id}; the next listen reuses it with the same secret${waiting > 0 ? ` (${waiting === 1000 ? '1000 or more' : waiting} deliver${waiting === 1 ? 'y' : 'ies'} waiting for a retry cancelled: gen-card-api events resend <event_id> sends one again)` : ''}`,
           );
         } catch (failure) {
           output.log(`listen: could not disable endpoint ${endpoint.id} (${failure instanceof Error ? failure.message : String(failure)}); the next listen reuses it`);

@@ -44,6 +44,9 @@ export async function runTrigger(options: TriggerOptions, output: Output): Promi
   const docs = await loadDocs();
   const recipe = recipeFor(docs, options.event);
   if (options.card !== undefined && recipe.card !== true) throw new CliError(recipe.card, `run gen-card-api trigger ${options.event} without --card`);
+  if (options.card !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(options.card)) {
+    throw new CliError(`--card ${JSON.stringify(options.card)} is not a card uuid`, 'pass the uuid of a card of this workspace (GET /cards lists them), or leave out --card to issue a new one');
+  }
   const target: Target = resolveTarget(options, docs);
   const api = new SandboxApi(target, docs, { print: output.out });
   // Read first: it proves the sandbox and the token before anything changes, and marks where this run's deliveries start.
