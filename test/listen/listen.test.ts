@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startSandbox, type RunningSandbox } from '@card-api/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveTarget, SandboxApi, type Target } from '../../packages/cli/src/sandbox-tools/api.js';
+import { resolveTarget, SandboxApi, UnreachableError, type Target } from '../../packages/cli/src/sandbox-tools/api.js';
 import { listEndpoints } from '../../packages/cli/src/sandbox-tools/deliveries.js';
 import { loadDocs } from '../../packages/cli/src/sandbox-tools/docs.js';
 import type { Output } from '../../packages/cli/src/sandbox-tools/errors.js';
@@ -100,6 +100,16 @@ describe('trigger: every event of the spec reaches the app, verified', () => {
     const card = ((await app.event(first.eventId!)).data as { card_uuid: string }).card_uuid;
     const second = await runTrigger({ event: 'card.transaction.captured', card, baseUrl: target.baseUrl, token: target.token }, capture());
     expect(((await app.event(second.eventId!)).data as { card_uuid: string }).card_uuid).toBe(card);
+  });
+
+  it('names the URL and how to start a sandbox when none answers', async () => {
+    const probe = createServer().listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const url = `http://127.0.0.1:${(probe.address() as { port: number }).port}/api/v1`;
+    await new Promise((resolve) => probe.close(resolve));
+    const attempt = runTrigger({ event: 'order.completed', baseUrl: url, token: 'sbx_sk_0000' }, capture());
+    await expect(attempt).rejects.toBeInstanceOf(UnreachableError);
+    await expect(attempt).rejects.toMatchObject({ message: `no sandbox answers at ${url} (ECONNREFUSED)`, hint: expect.stringContaining('npx gen-card-api sandbox') });
   });
 
   it('refuses a --card that is not a uuid, or not a card of the workspace, with exit-2 errors that say so', async () => {
