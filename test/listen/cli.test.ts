@@ -100,9 +100,9 @@ describe('gen-card-api trigger (process)', { timeout: 120_000 }, () => {
     }
   });
 
-  it('exits 2 on a usage error of commander (listen without --forward-to)', async () => {
+  it('exits 2 on a usage error (listen without --forward-to), before loading anything', async () => {
     const run = await cli(['listen']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/required option '--forward-to <url>' not specified/);
+    expect(run.stderr).toBe('gen-card-api listen: --forward-to <url> is required: where your app receives webhooks\n  gen-card-api listen --forward-to http://127.0.0.1:3000/webhooks\n');
   });
 });

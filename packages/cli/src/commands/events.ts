@@ -3,7 +3,7 @@
  * resend of an event's stored bytes with a fresh signature. The work is in ../sandbox-tools/, loaded when it runs.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { consoleOutput, runCommand, usageExitsTwo } from '../sandbox-tools/errors.js';
+import { consoleOutput, runCommand } from '../sandbox-tools/errors.js';
 
 function positiveInt(name: string, max: number): (value: string) => number {
   return (value) => {
@@ -26,7 +26,7 @@ const connection = (command: Command): Command =>
  */
 export function registerEventsCommand(program: Command): void {
   const events = program.command('events').description('the sandbox\'s webhook deliveries: list them, resend one');
-  const list = connection(events.command('list').description('list the newest deliveries, oldest first: event id, event, status, attempts, last answer, endpoint'))
+  connection(events.command('list').description('list the newest deliveries, oldest first: event id, event, status, attempts, last answer, endpoint'))
     .option('--event <globs>', 'only these events: codes or globs, comma-separated')
     .option('--status <status>', 'only deliveries in this status (pending, sending, succeeded, failed, cancelled)')
     .option('--endpoint <id>', 'only deliveries to this endpoint', positiveInt('--endpoint', Number.MAX_SAFE_INTEGER))
@@ -38,7 +38,7 @@ export function registerEventsCommand(program: Command): void {
         await runEventsList(opts, consoleOutput);
       }),
     );
-  const resend = connection(events.command('resend').description('send an event again to the endpoints that received it: the same body bytes, a fresh signature timestamp'))
+  connection(events.command('resend').description('send an event again to the endpoints that received it: the same body bytes, a fresh signature timestamp'))
     .argument('<event_id>', 'the event id (events list shows it; so does listen)', positiveInt('<event_id>', Number.MAX_SAFE_INTEGER))
     .option('--endpoint <id>', 'only to this endpoint', positiveInt('--endpoint', Number.MAX_SAFE_INTEGER))
     .action((eventId: number, opts: { baseUrl?: string; token?: string; endpoint?: number }) =>
@@ -47,5 +47,4 @@ export function registerEventsCommand(program: Command): void {
         await runEventsResend({ ...opts, eventId }, consoleOutput);
       }),
     );
-  for (const command of [events, list, resend]) usageExitsTwo(command);
 }

@@ -3,7 +3,7 @@
  * sandbox signed them, and prints one line per delivery. The work is in ../sandbox-tools/, loaded when it runs.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { consoleOutput, runCommand, usageExitsTwo } from '../sandbox-tools/errors.js';
+import { consoleOutput, runCommand } from '../sandbox-tools/errors.js';
 import type { ListenCommandOptions } from '../sandbox-tools/run-listen.js';
 
 function port(name: string): (value: string) => number {
@@ -21,10 +21,11 @@ function port(name: string): (value: string) => number {
  * registerListenCommand(program);
  */
 export function registerListenCommand(program: Command): void {
-  const command = program
+  program
     .command('listen')
     .description('forward the sandbox\'s webhooks to a local URL, signed as the sandbox signs them (prints the signing secret, then one line per delivery; Ctrl-C to stop)')
-    .requiredOption('--forward-to <url>', 'your app\'s webhook URL, such as http://127.0.0.1:3000/webhooks')
+    // Checked in the action, not as commander's required option: an unknown flag is reported first (the CLI contract).
+    .option('--forward-to <url>', 'your app\'s webhook URL, such as http://127.0.0.1:3000/webhooks (required)')
     .addOption(new Option('--base-url <url>', 'the sandbox\'s API root, ending in /api/v1').env('CARD_API_BASE_URL'))
     .addOption(new Option('--token <token>', 'a token of the workspace (prefer the environment variable: arguments show in ps)').env('CARD_API_TOKEN'))
     .option('--events <globs>', 'only these events: codes or globs, comma-separated (card.transaction.*,order.failed); default every event')
@@ -41,5 +42,4 @@ export function registerListenCommand(program: Command): void {
         await runListen(opts, consoleOutput);
       }),
     );
-  usageExitsTwo(command);
 }

@@ -4,7 +4,7 @@
  * loaded when it runs.
  */
 import { Option, type Command } from 'commander';
-import { CliError, consoleOutput, runCommand, usageExitsTwo } from '../sandbox-tools/errors.js';
+import { CliError, consoleOutput, runCommand } from '../sandbox-tools/errors.js';
 
 interface TriggerCommandOptions {
   baseUrl?: string;
@@ -21,7 +21,7 @@ interface TriggerCommandOptions {
  * registerTriggerCommand(program);
  */
 export function registerTriggerCommand(program: Command): void {
-  const command = program
+  program
     .command('trigger')
     .argument('[event]', 'the webhook event to produce, such as card.transaction.declined (every event of the spec has a recipe)')
     .description('produce a webhook event the real way, through the API and the sandbox control API, and print each call and the event id')
@@ -47,5 +47,4 @@ export function registerTriggerCommand(program: Command): void {
         await runTrigger({ event, card: opts.card, baseUrl: opts.baseUrl, token: opts.token }, consoleOutput);
       }),
     );
-  usageExitsTwo(command);
 }

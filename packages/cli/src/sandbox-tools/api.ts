@@ -21,7 +21,7 @@ export interface Target {
 }
 
 /** How to start a sandbox, for every "cannot reach it" message. */
-export const START_HINT = 'start one with `npx gen-card-api sandbox` (it prints CARD_API_BASE_URL and CARD_API_TOKEN), or pass --start to listen';
+export const START_HINT = 'start one with `npx gen-card-api sandbox` (after `npm install -D @card-api/sandbox`; it prints CARD_API_BASE_URL and CARD_API_TOKEN), or pass --start to listen';
 
 /**
  * The target from `--base-url`/`CARD_API_BASE_URL` and `--token`/`CARD_API_TOKEN`. The origin is the base URL

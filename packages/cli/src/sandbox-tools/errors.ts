@@ -27,15 +27,6 @@ export function httpUrl(value: string, option: string, hint: string): URL {
   return url;
 }
 
-/**
- * Commander's own usage errors (unknown option, missing argument, bad value) exit 2 like ours; `--help` exits 0.
- */
-export function usageExitsTwo(command: import('commander').Command): void {
-  command.exitOverride((error) => {
-    process.exit(error.exitCode === 0 ? 0 : 2);
-  });
-}
-
 /** Where a command writes: `out` is stdout (results, one line each), `log` is stderr (progress, notes, errors). */
 export interface Output {
   out(line: string): void;

@@ -7,12 +7,13 @@ import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { RunningSandbox } from '@card-api/sandbox';
 import { resolveTarget, type Target } from './api.js';
 import { loadDocs } from './docs.js';
-import type { Output } from './errors.js';
+import { importSandbox, SandboxMissingError, sandboxMissingMessage } from '../sandbox-package.js';
+import { CliError, type Output } from './errors.js';
 import { startListen, type ListenSession } from './listen.js';
 
 /** Options of the command, as commander parses them. */
 export interface ListenCommandOptions {
-  forwardTo: string;
+  forwardTo?: string;
   baseUrl?: string;
   token?: string;
   events?: string;
@@ -26,11 +27,16 @@ export interface ListenCommandOptions {
 }
 
 /**
- * The one place the CLI loads `@card-api/sandbox`, an optional package installed on its own: only `listen --start`
- * needs it, and only once it runs.
+ * The one place listen loads `@card-api/sandbox`, an optional package installed on its own: only `listen --start`
+ * needs it, and only once it runs. Missing, it is named with the one install that brings it (exit 2).
  */
 export async function loadSandboxPackage(): Promise<typeof import('@card-api/sandbox')> {
-  return import('@card-api/sandbox');
+  try {
+    return await importSandbox<typeof import('@card-api/sandbox')>('');
+  } catch (error) {
+    if (error instanceof SandboxMissingError) throw new CliError(`--start ${sandboxMissingMessage()}`, 'or attach to a running sandbox: leave out --start and set CARD_API_BASE_URL and CARD_API_TOKEN');
+    throw error;
+  }
 }
 
 /** Writes `KEY=value` lines whole (a reader polling for the file never sees half of it), readable by the owner only. */
@@ -59,7 +65,9 @@ export function untilStopRequested(): Promise<string> {
 }
 
 /** Runs `listen` until it is stopped; see the module comment. */
-export async function runListen(options: ListenCommandOptions, output: Output, stopRequested: Promise<string> = untilStopRequested()): Promise<void> {
+export async function runListen(options: ListenCommandOptions, output: Output, stopRequested?: Promise<string>): Promise<void> {
+  const forwardTo = options.forwardTo;
+  if (forwardTo === undefined) throw new CliError('--forward-to <url> is required: where your app receives webhooks', 'gen-card-api listen --forward-to http://127.0.0.1:3000/webhooks');
   const docs = await loadDocs();
   // A file left by an earlier run must not be read as this run's: it is written again once the session is ready.
   if (options.envOut !== undefined) rmSync(options.envOut, { force: true });
@@ -75,20 +83,23 @@ export async function runListen(options: ListenCommandOptions, output: Output, s
   }
   let session: ListenSession;
   try {
-    session = await startListen({ target, docs, forwardTo: options.forwardTo, events: options.events, format: options.format, host: options.host, port: options.port, output });
+    session = await startListen({ target, docs, forwardTo, events: options.events, format: options.format, host: options.host, port: options.port, output });
   } catch (error) {
     await running?.close();
     throw error;
   }
+  // From here a signal stops the session cleanly (before, the process just ends: the endpoint, if claimed, is
+  // reused by the next listen, which finds its receiver gone).
+  const stop = stopRequested ?? untilStopRequested();
   output.log(`> Ready! Your webhook signing secret is ${session.secret} (^C to quit)`);
   output.log(
-    `listen: forwarding ${options.events ?? 'every event'} to ${options.forwardTo}, through endpoint ${session.endpointId} (${session.reused ? 'reused: same secret as the last listen' : 'new'}) at ${session.receiverUrl}`,
+    `listen: forwarding ${options.events ?? 'every event'} to ${forwardTo}, through endpoint ${session.endpointId} (${session.reused ? 'reused: same secret as the last listen' : 'new'}) at ${session.receiverUrl}`,
   );
   if (options.envOut !== undefined) {
     writeEnvFile(options.envOut, [...(running ? [`CARD_API_BASE_URL=${target.baseUrl}`, `CARD_API_TOKEN=${target.token}`] : []), `CARD_API_WEBHOOK_SECRET=${session.secret}`]);
   }
   try {
-    const reason = await Promise.race([stopRequested, session.done.then(() => 'session ended')]);
+    const reason = await Promise.race([stop, session.done.then(() => 'session ended')]);
     output.log(`listen: ${reason}, stopping`);
     await session.stop();
     await session.done;
