@@ -146,13 +146,15 @@ function forward(target: URL, body: Buffer, rawHeaders: string[], timeoutMs: num
       done({ status: null, error: `no answer within ${timeoutMs} ms`, timedOut: true });
     }, timeoutMs);
     request.on('response', (response) => {
+      // Only the status is the answer; the body is drained (bounded in size and time) so the connection can end.
       let read = 0;
+      const drain = setTimeout(() => response.destroy(), timeoutMs).unref();
       response.on('data', (chunk: Buffer) => {
         read += chunk.length;
         if (read > MAX_APP_ANSWER_BYTES) response.destroy();
       });
       response.on('error', () => undefined);
-      response.on('close', () => undefined);
+      response.on('close', () => clearTimeout(drain));
       done({ status: response.statusCode ?? 0, error: null, timedOut: false });
       response.resume();
     });
