@@ -362,6 +362,34 @@ describe('control API: webhooks and time', () => {
     }
   });
 
+  it('moves an endpoint to another URL with the same secret and deliveries, reads its secret, filters deliveries by event id and limit', async () => {
+    const { data: ws } = await control.POST('/sandbox/workspaces', { body: { name: 'Moving hooks', initial_deposit: '500.00' } });
+    const own = createControlClient({ baseUrl: running.origin, token: ws!.data.token.token, fetch: recordingFetch() });
+    const created = (await own.POST('/sandbox/webhook-endpoints', { body: { url: 'http://127.0.0.1:9/nowhere', events: ['order.failed'] } })).data!.data;
+    const path = { endpoint_id: created.id };
+    const secret = await own.GET('/sandbox/webhook-endpoints/{endpoint_id}/secret', { params: { path } });
+    expect(secret.data!.data).toEqual({ id: created.id, secret: created.secret });
+
+    const moved = await own.PATCH('/sandbox/webhook-endpoints/{endpoint_id}', { params: { path }, body: { url: hookUrl, events: ['order.completed'] } });
+    expect(moved.data!.data).toMatchObject({ id: created.id, url: hookUrl, events: ['order.completed'], status: 'active' });
+    expect((await own.GET('/sandbox/webhook-endpoints/{endpoint_id}/secret', { params: { path } })).data!.data.secret).toBe(created.secret);
+    expect((await own.PATCH('/sandbox/webhook-endpoints/{endpoint_id}', { params: { path }, body: {} as never })).response.status).toBe(422);
+    expect((await own.PATCH('/sandbox/webhook-endpoints/{endpoint_id}', { params: { path }, body: { url: 'ftp://example.com' } })).response.status).toBe(422);
+    expect((await control.GET('/sandbox/webhook-endpoints/{endpoint_id}/secret', { params: { path } })).response.status).toBe(404);
+
+    const client = clientFor(running.baseUrl, ws!.data.token.token);
+    await issueCard(client);
+    await issueCard(client);
+    const all = async () => (await own.GET('/sandbox/webhook-deliveries', { params: { query: { endpoint_id: created.id } } })).data!.data;
+    await expect.poll(async () => (await all()).length, { timeout: 10_000 }).toBe(2);
+    const [first, second] = await all();
+    expect(first!.body).toContain('"event":"order.completed"');
+    const byEvent = await own.GET('/sandbox/webhook-deliveries', { params: { query: { event_id: first!.event_id } } });
+    expect(byEvent.data!.data.map((d) => d.id)).toEqual([first!.id]);
+    const newest = await own.GET('/sandbox/webhook-deliveries', { params: { query: { endpoint_id: created.id, limit: 1 } } });
+    expect(newest.data!.data.map((d) => d.id)).toEqual([second!.id]);
+  });
+
   it('uploads, reads and removes the RSA public key with its D15 fingerprint', async () => {
     const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();

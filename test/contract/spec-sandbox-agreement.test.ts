@@ -150,6 +150,12 @@ describe('every request example of the spec succeeds against a fresh sandbox (is
     createToken: async () => ({}),
     createDeposit: async () => ({}),
     createWebhookEndpoint: async () => ({}),
+    updateWebhookEndpoint: async (w) => {
+      // A disabled endpoint: nothing is queued for the URL of the example, where nothing listens.
+      const created = await w.control('POST', '/sandbox/webhook-endpoints', { url: 'http://127.0.0.1:9/nowhere' });
+      expect((await w.control('DELETE', `/sandbox/webhook-endpoints/${created.body.data.id}`)).status).toBe(200);
+      return { endpoint_id: String(created.body.data.id) };
+    },
     simulateAuthorization: async (w) => ({ uuid: await w.activeCard() }),
     simulateDecline: async (w) => ({ uuid: await w.activeCard() }),
     simulateCapture: async (w) => ({ supplier_txn_id: await w.authorized() }),

@@ -16,6 +16,9 @@ import { registerCompletionCommand } from './commands/completion.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerDiffCommand } from './commands/diff.js';
 import { registerVerifyCommand } from './commands/verify.js';
+import { registerListenCommand } from './commands/listen.js';
+import { registerTriggerCommand } from './commands/trigger.js';
+import { registerEventsCommand } from './commands/events.js';
 import { EXIT, UsageError, usageHint } from './errors.js';
 import { createProgress, type Progress } from './progress.js';
 
@@ -232,6 +235,9 @@ export function buildProgram(): Command {
   registerSandboxCommand(program);
   registerDiffCommand(program);
   registerVerifyCommand(program);
+  registerListenCommand(program);
+  registerTriggerCommand(program);
+  registerEventsCommand(program);
   registerCompletionCommand(program);
   applyContract(program, 'gen-card-api');
   return program;

@@ -76,6 +76,8 @@ export interface DeliveryListQuery {
   eventId?: number;
   event?: string;
   status?: DeliveryStatus;
+  /** Only the newest `limit` deliveries that match (still listed oldest first). */
+  limit?: number;
 }
 
 /** What one `deliveries.runDue()` did. */
@@ -488,7 +490,12 @@ export function createDeliveryWorker(ctx: Context, transport: WebhookTransport, 
       if (query.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(query.status)) throw new SandboxError(422, 'validation.failed', 'Unknown delivery status.', { status: [`must be one of ${DELIVERY_STATUSES.join(', ')}`] });
       const active = conditions.filter(([, v]) => v !== undefined);
       const where = active.length === 0 ? '' : `WHERE ${active.map(([sql]) => sql).join(' AND ')}`;
-      return ctx.db.prepare<(string | number)[], DeliveryRow>(`SELECT * FROM webhook_deliveries ${where} ORDER BY id`).all(...active.map(([, v]) => v as string | number)).map(toDelivery);
+      const values = active.map(([, v]) => v as string | number);
+      if (query.limit === undefined) return ctx.db.prepare<(string | number)[], DeliveryRow>(`SELECT * FROM webhook_deliveries ${where} ORDER BY id`).all(...values).map(toDelivery);
+      return ctx.db
+        .prepare<(string | number)[], DeliveryRow>(`SELECT * FROM (SELECT * FROM webhook_deliveries ${where} ORDER BY id DESC LIMIT ?) ORDER BY id`)
+        .all(...values, query.limit)
+        .map(toDelivery);
     },
     get(deliveryId) {
       const row = load(deliveryId);

@@ -19,7 +19,7 @@ export type { OrderListQuery, OrdersService } from './orders.js';
 export type { SecretsService } from './secrets.js';
 export { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT, DEFAULT_RETRY_SCHEDULE_MS, httpTransport } from './delivery.js';
 export type { DeliveriesService, DeliveryListQuery, DeliveryRunResult, WebhookRequest, WebhookTransport } from './delivery.js';
-export type { RegisterEndpointInput, WebhooksService } from './webhooks.js';
+export type { RegisterEndpointInput, UpdateEndpointInput, WebhooksService } from './webhooks.js';
 export type {
   AuthorizeInput,
   CardTransactionQuery,

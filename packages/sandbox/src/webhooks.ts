@@ -16,6 +16,13 @@ export interface RegisterEndpointInput {
   description?: string | null | undefined;
 }
 
+/** Input of `updateEndpoint`: the fields to change (at least one). */
+export interface UpdateEndpointInput {
+  url?: string | undefined;
+  events?: readonly string[] | '*' | undefined;
+  description?: string | null | undefined;
+}
+
 /**
  * Webhook endpoints and the RSA public key of a workspace: what the contract puts in the
  * developer settings screen (sections 1, 2.10, 6.6), with no public API. A future
@@ -41,6 +48,17 @@ export interface WebhooksService {
    * (`deliveries.deliverNow`). 404 `api.not_found` for an endpoint of another workspace.
    */
   enableEndpoint(workspaceId: number, endpointId: number): WebhookEndpoint;
+  /**
+   * Changes an endpoint's URL, subscription or description, keeping its id, secret, status and deliveries (those
+   * still waiting go to the new URL). 404 `api.not_found` for an endpoint of another workspace, 422 as
+   * `registerEndpoint` for a bad URL or event code.
+   */
+  updateEndpoint(workspaceId: number, endpointId: number, input: UpdateEndpointInput): WebhookEndpoint;
+  /**
+   * The endpoint's signing secret. The real service shows it once; the sandbox keeps it readable so that a tool
+   * can reuse its endpoint (and the secret its receiver was configured with) across runs.
+   */
+  endpointSecret(workspaceId: number, endpointId: number): string;
   /**
    * Uploads (or replaces) the workspace's one RSA public key: SPKI (`PUBLIC KEY`) or PKCS#1
    * (`RSA PUBLIC KEY`) PEM, at least 2048 bits. Private keys are refused. The fingerprint is
@@ -101,6 +119,24 @@ function checkEvents(errors: FieldErrors, events: RegisterEndpointInput['events'
     if (!known) errors.add(`events.${i}`, 'must be an event code of the catalogue (section 6.4) or a prefix pattern such as card.transaction.*');
   });
   return codes.includes('*') ? '*' : JSON.stringify(codes.sort());
+}
+
+/** An absolute http(s) URL without credentials, normalised; undefined (with a field error) otherwise. */
+function checkUrl(errors: FieldErrors, value: unknown): string | undefined {
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || !['http:', 'https:'].includes(url.protocol)) errors.add('url', 'must be an absolute http:// or https:// URL');
+  else if (url.username !== '' || url.password !== '') errors.add('url', 'must not carry credentials');
+  else return url.toString();
+  return undefined;
+}
+
+function checkDescription(errors: FieldErrors, description: unknown): void {
+  if (description !== undefined && description !== null && (typeof description !== 'string' || description.length > 500)) errors.add('description', 'must be a string of at most 500 characters');
 }
 
 /** A signing secret: `whsec_` + 32 random bytes, base64url. */
@@ -200,16 +236,9 @@ export function createWebhooksService(ctx: Context): WebhooksService {
     registerEndpoint(workspaceId, input) {
       const errors = new FieldErrors();
       const raw = (input ?? {}) as RegisterEndpointInput;
-      let url: URL | undefined;
-      try {
-        url = typeof raw.url === 'string' ? new URL(raw.url) : undefined;
-      } catch {
-        url = undefined;
-      }
-      if (url === undefined || !['http:', 'https:'].includes(url.protocol)) errors.add('url', 'must be an absolute http:// or https:// URL');
-      else if (url.username !== '' || url.password !== '') errors.add('url', 'must not carry credentials');
+      const url = checkUrl(errors, raw.url);
       const events = checkEvents(errors, raw.events);
-      if (raw.description !== undefined && raw.description !== null && (typeof raw.description !== 'string' || raw.description.length > 500)) errors.add('description', 'must be a string of at most 500 characters');
+      checkDescription(errors, raw.description);
       errors.throwIfAny();
       return ctx.write(() => {
         requireWorkspace(ctx, workspaceId);
@@ -218,7 +247,7 @@ export function createWebhooksService(ctx: Context): WebhooksService {
         const id = Number(
           ctx.db
             .prepare(`INSERT INTO webhook_endpoints (workspace_id, url, events, secret, status, description, created_at, updated_at) VALUES (?, ?, ?, ?, 'active', ?, ?, ?)`)
-            .run(workspaceId, url!.toString(), events, secret, raw.description ?? null, now, now).lastInsertRowid,
+            .run(workspaceId, url!, events, secret, raw.description ?? null, now, now).lastInsertRowid,
         );
         return { ...toEndpoint(owned(workspaceId, id)), secret };
       });
@@ -242,6 +271,27 @@ export function createWebhooksService(ctx: Context): WebhooksService {
         ctx.db.prepare(`UPDATE webhook_endpoints SET status = 'active', disabled_reason = NULL, disabled_at = NULL, updated_at = ? WHERE id = ? AND status = 'disabled'`).run(ctx.nowIso(), endpointId);
         return toEndpoint(owned(workspaceId, endpointId));
       });
+    },
+
+    updateEndpoint(workspaceId, endpointId, input) {
+      const errors = new FieldErrors();
+      const raw = (input ?? {}) as UpdateEndpointInput;
+      const url = raw.url === undefined ? undefined : checkUrl(errors, raw.url);
+      const events = raw.events === undefined ? undefined : checkEvents(errors, raw.events);
+      checkDescription(errors, raw.description);
+      if (raw.url === undefined && raw.events === undefined && raw.description === undefined) errors.add('body', 'must change at least one of url, events, description');
+      errors.throwIfAny();
+      return ctx.write(() => {
+        const row = owned(workspaceId, endpointId);
+        ctx.db
+          .prepare('UPDATE webhook_endpoints SET url = ?, events = ?, description = ?, updated_at = ? WHERE id = ?')
+          .run(url ?? row.url, events ?? row.events, raw.description === undefined ? row.description : raw.description, ctx.nowIso(), endpointId);
+        return toEndpoint(owned(workspaceId, endpointId));
+      });
+    },
+
+    endpointSecret(workspaceId, endpointId) {
+      return owned(workspaceId, endpointId).secret;
     },
 
     setPublicKey(workspaceId, publicKeyPem) {

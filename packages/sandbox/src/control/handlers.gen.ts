@@ -83,6 +83,12 @@ export interface SandboxControlHandlers<Auth extends AuthResult = AuthResult> {
    */
   getPublicKey: OperationHandler<operations['getPublicKey'], 200, Auth>;
   /**
+   * `GET /sandbox/webhook-endpoints/{endpoint_id}/secret`: Read an endpoint's signing secret.
+   *
+   * Ability: any valid token. Success: 200. Documented errors: 401, 404, 422.
+   */
+  getWebhookEndpointSecret: OperationHandler<operations['getWebhookEndpointSecret'], 200, Auth>;
+  /**
    * `GET /sandbox/workspace`: The token's workspace.
    *
    * Ability: any valid token. Success: 200. Documented errors: 401.
@@ -172,6 +178,12 @@ export interface SandboxControlHandlers<Auth extends AuthResult = AuthResult> {
    * Ability: any valid token. Success: 201. Documented errors: 401, 404, 409, 422.
    */
   simulateReversal: OperationHandler<operations['simulateReversal'], 201, Auth>;
+  /**
+   * `PATCH /sandbox/webhook-endpoints/{endpoint_id}`: Change a webhook endpoint.
+   *
+   * Ability: any valid token. Success: 200. Documented errors: 401, 404, 422.
+   */
+  updateWebhookEndpoint: OperationHandler<operations['updateWebhookEndpoint'], 200, Auth>;
   /**
    * `PATCH /sandbox/workspace`: Freeze, reactivate or soft-delete the workspace.
    *

@@ -140,6 +140,10 @@ export function controlHandlers(sandbox: Sandbox): SandboxControlHandlers<Contro
 
     enableWebhookEndpoint: ({ auth, params }) => ({ data: endpointBody(domain(() => sandbox.webhooks.enableEndpoint(ws(auth), params.endpoint_id))) }),
 
+    updateWebhookEndpoint: ({ auth, params, body }) => ({ data: endpointBody(domain(() => sandbox.webhooks.updateEndpoint(ws(auth), params.endpoint_id, body))) }),
+
+    getWebhookEndpointSecret: ({ auth, params }) => ({ data: { id: params.endpoint_id, secret: domain(() => sandbox.webhooks.endpointSecret(ws(auth), params.endpoint_id)) } }),
+
     redeliverWebhook: async ({ auth, params }) => {
       const delivery = domain(() => sandbox.deliveries.get(params.delivery_id));
       if (delivery.workspace_id !== ws(auth)) throw new ApiError(404, 'api.not_found', `No delivery ${params.delivery_id} in this workspace.`);
@@ -156,6 +160,8 @@ export function controlHandlers(sandbox: Sandbox): SandboxControlHandlers<Contro
           ...(query.event !== undefined ? { event: query.event } : {}),
           ...(query.status !== undefined ? { status: query.status } : {}),
           ...(query.endpoint_id !== undefined ? { endpointId: query.endpoint_id } : {}),
+          ...(query.event_id !== undefined ? { eventId: query.event_id } : {}),
+          ...(query.limit !== undefined ? { limit: query.limit } : {}),
         }),
       ).map(({ workspace_id: _workspace, ...delivery }) => delivery),
     }),

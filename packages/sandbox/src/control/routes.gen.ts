@@ -415,6 +415,21 @@ export const componentSchemas: JsonSchema = {
         'chargeback_resolved',
       ],
     },
+    UpdateWebhookEndpointRequest: {
+      type: 'object',
+      additionalProperties: false,
+      minProperties: 1,
+      properties: {
+        url: { type: 'string', format: 'uri', maxLength: 2048 },
+        events: {
+          oneOf: [
+            { type: 'string', const: '*' },
+            { type: 'array', minItems: 1, items: { type: 'string', maxLength: 64 } },
+          ],
+        },
+        description: { type: ['string', 'null'], maxLength: 255 },
+      },
+    },
     Wallet: {
       type: 'object',
       required: ['workspace_id', 'wallets'],
@@ -859,6 +874,41 @@ export const routes: readonly RouteDefinition[] = [
     },
   },
   {
+    operationId: 'getWebhookEndpointSecret',
+    method: 'GET',
+    path: '/sandbox/webhook-endpoints/{endpoint_id}/secret',
+    url: '/sandbox/webhook-endpoints/:endpoint_id/secret',
+    abilities: [[]],
+    idempotencyHeader: null,
+    successStatus: 200,
+    async: false,
+    commaSeparatedQuery: [],
+    bodyRequired: false,
+    schema: {
+      params: {
+        type: 'object',
+        properties: { endpoint_id: { type: 'integer', minimum: 1 } },
+        required: ['endpoint_id'],
+      },
+      response: {
+        200: {
+          type: 'object',
+          required: ['data'],
+          properties: {
+            data: {
+              type: 'object',
+              required: ['id', 'secret'],
+              properties: { id: { type: 'integer' }, secret: { type: 'string' } },
+            },
+          },
+        },
+        401: { $ref: 'sandbox-control.json#/$defs/Error' },
+        404: { $ref: 'sandbox-control.json#/$defs/Error' },
+        422: { $ref: 'sandbox-control.json#/$defs/Error' },
+      },
+    },
+  },
+  {
     operationId: 'getWorkspace',
     method: 'GET',
     path: '/sandbox/workspace',
@@ -898,6 +948,8 @@ export const routes: readonly RouteDefinition[] = [
           event: { type: 'string', maxLength: 64 },
           endpoint_id: { type: 'integer', minimum: 1 },
           status: { $ref: 'sandbox-control.json#/$defs/DeliveryStatus' },
+          event_id: { type: 'integer', minimum: 1 },
+          limit: { type: 'integer', minimum: 1, maximum: 1000 },
         },
       },
       response: {
@@ -1283,6 +1335,36 @@ export const routes: readonly RouteDefinition[] = [
         401: { $ref: 'sandbox-control.json#/$defs/Error' },
         404: { $ref: 'sandbox-control.json#/$defs/Error' },
         409: { $ref: 'sandbox-control.json#/$defs/Error' },
+        422: { $ref: 'sandbox-control.json#/$defs/Error' },
+      },
+    },
+  },
+  {
+    operationId: 'updateWebhookEndpoint',
+    method: 'PATCH',
+    path: '/sandbox/webhook-endpoints/{endpoint_id}',
+    url: '/sandbox/webhook-endpoints/:endpoint_id',
+    abilities: [[]],
+    idempotencyHeader: null,
+    successStatus: 200,
+    async: false,
+    commaSeparatedQuery: [],
+    bodyRequired: true,
+    schema: {
+      params: {
+        type: 'object',
+        properties: { endpoint_id: { type: 'integer', minimum: 1 } },
+        required: ['endpoint_id'],
+      },
+      body: { $ref: 'sandbox-control.json#/$defs/UpdateWebhookEndpointRequest' },
+      response: {
+        200: {
+          type: 'object',
+          required: ['data'],
+          properties: { data: { $ref: 'sandbox-control.json#/$defs/WebhookEndpoint' } },
+        },
+        401: { $ref: 'sandbox-control.json#/$defs/Error' },
+        404: { $ref: 'sandbox-control.json#/$defs/Error' },
         422: { $ref: 'sandbox-control.json#/$defs/Error' },
       },
     },

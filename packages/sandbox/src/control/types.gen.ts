@@ -457,7 +457,11 @@ export interface paths {
         delete: operations["disableWebhookEndpoint"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes the URL, the subscribed events or the description, keeping the endpoint's id, signing secret, status and deliveries: those still waiting go to the new URL. `gen-card-api listen` uses it to point its endpoint at the receiver of a new run, so the secret an application was configured with stays valid.
+         */
+        patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
     "/sandbox/webhook-endpoints/{endpoint_id}/enable": {
@@ -476,6 +480,28 @@ export interface paths {
          * @description Makes a disabled endpoint (by hand or after failing, D19) active again with the same secret. Events recorded while it was disabled were not queued for it; its failed or cancelled deliveries are resent with `POST /sandbox/webhook-deliveries/{delivery_id}/redeliver`. Idempotent.
          */
         post: operations["enableWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/webhook-endpoints/{endpoint_id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read an endpoint's signing secret
+         * @description The real service shows a signing secret once, at registration. The sandbox keeps it readable so that a tool can reuse an endpoint across runs (`gen-card-api listen` prints the same `whsec_...` every time) instead of registering a new one, with a new secret, on each start.
+         */
+        get: operations["getWebhookEndpointSecret"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -826,6 +852,13 @@ export interface components {
          * @enum {string}
          */
         TransactionType: "authorization" | "capture" | "refund" | "reversal" | "decline" | "chargeback_opened" | "chargeback_resolved";
+        UpdateWebhookEndpointRequest: {
+            description?: string | null;
+            /** @description Event codes or `<prefix>.*` patterns; `"*"` = every event. */
+            events?: "*" | string[];
+            /** Format: uri */
+            url?: string;
+        };
         /** @description The workspace's wallet, one element per currency. */
         Wallet: {
             wallets: components["schemas"]["WalletBalance"][];
@@ -1605,6 +1638,10 @@ export interface operations {
                 endpoint_id?: number;
                 /** @description Only deliveries of this event code. */
                 event?: string;
+                /** @description Only deliveries of this event (one per endpoint that received it). */
+                event_id?: number;
+                /** @description Only the newest `limit` deliveries that match, still listed oldest first. Default all. */
+                limit?: number;
                 status?: components["schemas"]["DeliveryStatus"];
             };
             header?: never;
@@ -1744,6 +1781,45 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
         };
     };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "http://127.0.0.1:8081/webhooks/card-api",
+                 *       "events": [
+                 *         "card.transaction.*"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
     enableWebhookEndpoint: {
         parameters: {
             query?: never;
@@ -1763,6 +1839,37 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            /** @description The signing secret (`whsec_...`). */
+                            secret: string;
+                        };
                     };
                 };
             };
@@ -1943,6 +2050,7 @@ export type TransactionResponse = components['schemas']['TransactionResponse'];
 export type TransactionStatus = components['schemas']['TransactionStatus'];
 /** The network event a card transaction row records. A `chargeback_resolved` row pushes no webhook (the catalogue has no such event). */
 export type TransactionType = components['schemas']['TransactionType'];
+export type UpdateWebhookEndpointRequest = components['schemas']['UpdateWebhookEndpointRequest'];
 /** The workspace's wallet, one element per currency. */
 export type Wallet = components['schemas']['Wallet'];
 /** The wallet's balance in one currency. */

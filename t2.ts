@@ -1,0 +1,14 @@
+let t = performance.now();
+const m = await import('./generators/model/index.js');
+console.log('import model', (performance.now() - t).toFixed(0));
+t = performance.now();
+const { loadSpec } = m;
+await loadSpec('spec/openapi.yaml');
+console.log('loadSpec api', (performance.now() - t).toFixed(0));
+t = performance.now();
+await loadSpec('spec/sandbox/control.yaml');
+console.log('loadSpec control', (performance.now() - t).toFixed(0));
+t = performance.now();
+await m.loadModel('spec/openapi.yaml');
+await m.loadModel('spec/sandbox/control.yaml');
+console.log('build both (cached load)', (performance.now() - t).toFixed(0));
