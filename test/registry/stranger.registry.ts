@@ -67,7 +67,9 @@ describe('every tarball', () => {
       expect(files, name).toContain('README.md');
       expect(files, name).toContain('LICENSE');
       const withBin = name === 'gen-card-api' || name === '@card-api/sandbox';
-      const unexpected = files.filter((f) => !(f === 'package.json' || f === 'README.md' || f === 'LICENSE' || f.startsWith('dist/') || (withBin && f.startsWith('bin/'))));
+      // The CLI also ships the scenario fixtures `trigger --fixture <name>` runs.
+      const fixtures = name === 'gen-card-api' ? (f: string) => f.startsWith('fixtures/') : () => false;
+      const unexpected = files.filter((f) => !(f === 'package.json' || f === 'README.md' || f === 'LICENSE' || f.startsWith('dist/') || (withBin && f.startsWith('bin/')) || fixtures(f)));
       expect(unexpected, name).toEqual([]);
       expect(files.filter((f) => /\.test(-d)?\.|__fixtures__|test-receiver|test-support/.test(f)), name).toEqual([]);
       // TypeScript sources ship only as the CLI's templates, which it copies into generated output.
