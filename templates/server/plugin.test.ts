@@ -260,6 +260,41 @@ describe('validation', () => {
     expect(header.json.error.errors).toEqual({ 'x-idempotency-key': ['Must match the pattern ^[\\x21-\\x7E]{1,255}$.'] });
   });
 
+  it('takes an empty body with a JSON content type as no body where the body is optional (orval sends that)', async () => {
+    const { call, calls, base } = await start();
+    for (const headers of [{ 'content-type': 'application/json' }, { 'content-type': 'application/json; charset=utf-8' }]) {
+      const res = await call('POST', `/things/${UUID}/touch`, { token: 'writer', raw: '', headers });
+      expect(res.status).toBe(202);
+    }
+    // Chunked with no chunk at all: the parser sees zero bytes too.
+    const chunked = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${base}/api/v1/things/${UUID}/touch`, { method: 'POST', headers: { authorization: 'Bearer writer', 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(chunked).toBe(202);
+    expect(calls.map((c) => [c.operationId, c.input.body])).toEqual([
+      ['touchThing', undefined],
+      ['touchThing', undefined],
+      ['touchThing', undefined],
+    ]);
+    // Not empty: still parsed, and refused when it is not JSON or breaks the schema.
+    for (const [raw, message] of [[' ', 'The body is not valid JSON.'], ['{', 'The body is not valid JSON.'], ['null', undefined]] as const) {
+      const res = await call('POST', `/things/${UUID}/touch`, { token: 'writer', raw, headers: { 'content-type': 'application/json' } });
+      expect(res.status, raw).toBe(message === undefined ? 202 : 422);
+      if (message !== undefined) expect(res.json.error.errors).toEqual({ body: [message] });
+    }
+    const invalid = await call('POST', `/things/${UUID}/touch`, { token: 'writer', body: { reason: 7 } });
+    expect(invalid.json.error.errors).toEqual({ reason: ['Must be of type string or null.'] });
+    // A required body stays required.
+    const required = await call('POST', '/things', { token: 'writer', raw: '', headers: { 'content-type': 'application/json' } });
+    expect(required.status).toBe(422);
+    expect(required.json.error.errors).toEqual({ body: ['The body is not valid JSON.'] });
+  });
+
   it.each([
     ['malformed JSON', { raw: '{"id": ' }, 'The body is not valid JSON.'],
     ['an empty JSON body', { raw: '' }, 'The body is not valid JSON.'],
