@@ -121,6 +121,13 @@ export const fixtureApi: ApiDefinition = {
   routes: fixtureRoutes,
   schemas: [fixtureSchemas],
   openapiYaml: 'openapi: 3.1.0\ninfo:\n  title: Fixture\n  version: 1.0.0\n',
+  outline: {
+    title: 'Fixture <API>',
+    version: '1.0.0',
+    summary: 'Things & "stuff"',
+    tags: [{ name: 'Things', description: '</h3><script>alert(1)</script>', operations: [{ method: 'GET', path: '/things/{uuid}', summary: 'Get a <thing>', deprecated: false }] }],
+    webhooks: [{ name: 'thing.touched', summary: 'A thing was touched', deprecated: true }],
+  },
 };
 
 const THING = { id: '3f6c1a52-8d4e-4b7a-9c21-5e0f7d2b9a14', kind: 'thing', label: 'abc', note: null, at: '2026-11-20T10:00:00Z' };
@@ -609,7 +616,12 @@ describe('spec and docs', () => {
       const res = await call('GET', asset.replace('/api/v1', ''));
       expect(res.status, asset).toBe(200);
     }
-    expect((await call('GET', '/docs/init.js')).text).toContain('"/api/v1/openapi.yaml"');
+    // The document is in the page's script (no download, so no spinner while it loads).
+    expect((await call('GET', '/docs/init.js')).text).toContain(JSON.stringify(fixtureApi.openapiYaml));
+    // The static rendering, spec text escaped: the outline's markup-like text stays text.
+    for (const text of ['Fixture &#60;API&#62;', 'Things &#38; &#34;stuff&#34;', '&#60;/h3&#62;&#60;script&#62;alert(1)&#60;/script&#62;', 'Get a &#60;thing&#62;', '/things/{uuid}', 'thing.touched']) expect(page.text).toContain(text);
+    expect(page.text).not.toContain('<script>alert');
+    expect(page.text).toContain('<span class="opblock-summary-method">GET</span>');
     expect((await call('GET', '/docs/package.json')).status).toBe(404);
     expect((await call('GET', '/docs/..%2Fpackage.json')).status).toBe(404);
   });

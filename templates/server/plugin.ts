@@ -196,8 +196,10 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
     const config = instance.initialConfig as { onProtoPoisoning?: 'error' | 'remove' | 'ignore'; onConstructorPoisoning?: 'error' | 'remove' | 'ignore' };
     const parseJson = instance.getDefaultJsonParser(config.onProtoPoisoning ?? 'error', config.onConstructorPoisoning ?? 'error');
     instance.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-      if (body.length === 0 && stateOf(request)?.route?.bodyRequired === false) return done(null, undefined);
-      return parseJson(request, body, done);
+      // parseAs 'string': Fastify hands the body over as text (its types admit a Buffer for any parser).
+      const text = body as string;
+      if (text.length === 0 && stateOf(request)?.route?.bodyRequired === false) return done(null, undefined);
+      return parseJson(request, text, done);
     });
 
     // A callback hook: it runs on every request and has nothing to await.
@@ -249,7 +251,7 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
 
     if (notFoundOn) instance.setNotFoundHandler(fallbacks.notFound);
 
-    if (docsOn) registerDocs(instance, { title: api.title, openapiYaml: api.openapiYaml, ...(typeof options.docs === 'object' ? options.docs : {}) });
+    if (docsOn) registerDocs(instance, { title: api.title, openapiYaml: api.openapiYaml, outline: api.outline, ...(typeof options.docs === 'object' ? options.docs : {}) });
 
     for (const route of api.routes) {
       const handler = handlers[route.operationId] as RuntimeHandler;
