@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
-import { createAuthService, type AuthService } from './auth.js';
+import { createAuthService, WORKSPACE_COLUMNS, type AuthService } from './auth.js';
 import { createCardsService, type CardsService } from './cards.js';
-import { createCatalogueService, type CatalogueService } from './catalogue.js';
+import { createCatalogueService, setIssueFeeMode, type CatalogueService, type IssueFeeMode, type ProductSettings } from './catalogue.js';
 import { createSystemClock, type Clock } from './clock.js';
 import { createContext, type Context, type ResolvedOptions } from './context.js';
 import { openDatabase, type Database } from './db.js';
@@ -74,6 +74,8 @@ export interface SandboxAdmin extends WorkspaceAdmin {
   failNextOrder(target: string, reason: OrderFailureReason): void;
   /** Close stage 2 now, without waiting for `closeDelayMs` (see `finishClose` in orders.ts). */
   finishClose(cardUuid: string): void;
+  /** How a card product charges its issue fee from now on (D21; see `setIssueFeeMode` in catalogue.ts). */
+  setIssueFeeMode(productId: number, mode: IssueFeeMode): ProductSettings;
   /** Double-entry invariant check; returns problems, empty when consistent. */
   audit(): string[];
 }
@@ -296,6 +298,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       });
     },
     finishClose: (cardUuid) => finishClose(ctx, String(cardUuid).toLowerCase()),
+    setIssueFeeMode: (productId, mode) => setIssueFeeMode(ctx, productId, mode),
     audit: () => auditLedger(ctx),
   };
 
@@ -378,7 +381,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       const id = workspace?.id ?? existing!.id;
       if (workspace !== undefined) workspaceAdmin.deposit(id, { amount: DEFAULT_SEED_BALANCE, description: 'Sandbox seed funding' });
       const created = workspaceAdmin.createToken(id, { name: 'Sandbox default token', abilities: [...ABILITIES] });
-      const ws = db.prepare<[number], Workspace>('SELECT id, slug, name, base_currency, status, created_at FROM workspaces WHERE id = ?').get(id)!;
+      const ws = db.prepare<[number], Workspace>(`SELECT ${WORKSPACE_COLUMNS} FROM workspaces WHERE id = ?`).get(id)!;
       return { workspace: ws, token: created.token, tokenId: created.id };
     },
     close() {

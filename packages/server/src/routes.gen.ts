@@ -18,7 +18,7 @@ export const componentSchemas: JsonSchema = {
         type: { $ref: 'card-api.json#/$defs/OrderType' },
         status: { $ref: 'card-api.json#/$defs/OrderStatus' },
         related_card_uuid: { type: ['string', 'null'], format: 'uuid' },
-        related_card_id: { type: ['string', 'null'], format: 'uuid' },
+        related_card_id: { anyOf: [{ type: 'integer' }, { type: 'string', format: 'uuid' }, { type: 'null' }] },
         held_amount: { $ref: 'card-api.json#/$defs/DecimalString' },
         currency: { $ref: 'card-api.json#/$defs/CurrencyCode' },
         created_at: { type: 'string', format: 'date-time' },
@@ -238,17 +238,15 @@ export const componentSchemas: JsonSchema = {
       },
     },
     CardIssuedSecretsEvent: {
-      allOf: [
-        { $ref: 'card-api.json#/$defs/EventEnvelope' },
-        {
-          type: 'object',
-          required: ['event', 'data'],
-          properties: {
-            event: { const: 'card.issued.secrets' },
-            data: { $ref: 'card-api.json#/$defs/CardIssuedSecretsData' },
-          },
-        },
-      ],
+      type: 'object',
+      required: ['event', 'workspace_id', 'data'],
+      properties: {
+        event: { const: 'card.issued.secrets' },
+        event_id: { type: 'integer' },
+        occurred_at: { type: 'string', format: 'date-time' },
+        workspace_id: { type: 'integer' },
+        data: { $ref: 'card-api.json#/$defs/CardIssuedSecretsData' },
+      },
     },
     CardPage: {
       type: 'object',
@@ -644,6 +642,7 @@ export const componentSchemas: JsonSchema = {
         data: {},
       },
     },
+    IdempotencyKey: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
     LedgerDirection: { type: 'string', enum: ['debit', 'credit'] },
     LedgerEntry: {
       type: 'object',
@@ -736,22 +735,13 @@ export const componentSchemas: JsonSchema = {
     NullableDecimalString: { type: ['string', 'null'], pattern: '^-?(0|[1-9][0-9]*)(\\.[0-9]{1,8})?$' },
     Order: {
       type: 'object',
-      required: [
-        'uuid',
-        'type',
-        'status',
-        'related_card_uuid',
-        'held_amount',
-        'currency',
-        'created_at',
-        'failure_reason',
-      ],
+      required: ['uuid', 'type', 'status', 'held_amount', 'currency', 'created_at', 'failure_reason'],
       properties: {
         uuid: { type: 'string', format: 'uuid' },
         type: { $ref: 'card-api.json#/$defs/OrderType' },
         status: { $ref: 'card-api.json#/$defs/OrderStatus' },
         related_card_uuid: { type: ['string', 'null'], format: 'uuid' },
-        related_card_id: { type: ['string', 'null'], format: 'uuid' },
+        related_card_id: { anyOf: [{ type: 'integer' }, { type: 'string', format: 'uuid' }, { type: 'null' }] },
         held_amount: { $ref: 'card-api.json#/$defs/DecimalString' },
         currency: { $ref: 'card-api.json#/$defs/CurrencyCode' },
         created_at: { type: 'string', format: 'date-time' },
@@ -941,9 +931,7 @@ export const routes: readonly RouteDefinition[] = [
       },
       headers: {
         type: 'object',
-        properties: {
-          'x-idempotency-key': { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
-        },
+        properties: { 'x-idempotency-key': { $ref: 'card-api.json#/$defs/IdempotencyKey' } },
       },
       body: { $ref: 'card-api.json#/$defs/CardActionRequest' },
       response: {
@@ -975,9 +963,7 @@ export const routes: readonly RouteDefinition[] = [
     schema: {
       headers: {
         type: 'object',
-        properties: {
-          'x-idempotency-key': { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
-        },
+        properties: { 'x-idempotency-key': { $ref: 'card-api.json#/$defs/IdempotencyKey' } },
       },
       body: { $ref: 'card-api.json#/$defs/CreateCardRequest' },
       response: {
@@ -1014,9 +1000,7 @@ export const routes: readonly RouteDefinition[] = [
       },
       headers: {
         type: 'object',
-        properties: {
-          'x-idempotency-key': { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
-        },
+        properties: { 'x-idempotency-key': { $ref: 'card-api.json#/$defs/IdempotencyKey' } },
       },
       body: { $ref: 'card-api.json#/$defs/CardActionRequest' },
       response: {
@@ -1360,9 +1344,7 @@ export const routes: readonly RouteDefinition[] = [
       },
       headers: {
         type: 'object',
-        properties: {
-          'x-idempotency-key': { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
-        },
+        properties: { 'x-idempotency-key': { $ref: 'card-api.json#/$defs/IdempotencyKey' } },
       },
       body: { $ref: 'card-api.json#/$defs/TopupCardRequest' },
       response: {
@@ -1400,9 +1382,7 @@ export const routes: readonly RouteDefinition[] = [
       },
       headers: {
         type: 'object',
-        properties: {
-          'x-idempotency-key': { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
-        },
+        properties: { 'x-idempotency-key': { $ref: 'card-api.json#/$defs/IdempotencyKey' } },
       },
       body: { $ref: 'card-api.json#/$defs/CardActionRequest' },
       response: {
