@@ -238,15 +238,27 @@ export const componentSchemas: JsonSchema = {
       },
     },
     CardIssuedSecretsEvent: {
-      type: 'object',
-      required: ['event', 'workspace_id', 'data'],
-      properties: {
-        event: { const: 'card.issued.secrets' },
-        event_id: { type: 'integer' },
-        occurred_at: { type: 'string', format: 'date-time' },
-        workspace_id: { type: 'integer' },
-        data: { $ref: 'card-api.json#/$defs/CardIssuedSecretsData' },
-      },
+      allOf: [
+        {
+          type: 'object',
+          required: ['event', 'workspace_id', 'data'],
+          properties: {
+            event: { type: 'string' },
+            event_id: { type: 'integer' },
+            occurred_at: { type: 'string', format: 'date-time' },
+            workspace_id: { type: 'integer' },
+            data: {},
+          },
+        },
+        {
+          type: 'object',
+          required: ['event', 'data'],
+          properties: {
+            event: { const: 'card.issued.secrets' },
+            data: { $ref: 'card-api.json#/$defs/CardIssuedSecretsData' },
+          },
+        },
+      ],
     },
     CardPage: {
       type: 'object',

@@ -878,17 +878,19 @@ export interface components {
          *     has `event`, `workspace_id` and `data` only), so `event_id` and `occurred_at` are optional here.
          */
         CardIssuedSecretsEvent: {
-            data: components["schemas"]["CardIssuedSecretsData"];
-            /**
-             * @description The event code.
-             * @constant
-             */
-            event: "card.issued.secrets";
+            /** @description The event-specific payload. */
+            data: unknown;
+            /** @description The event code. */
+            event: string;
             /** @description Stable across redeliveries when present; deduplicate by `data.card_uuid` otherwise. */
             event_id?: number;
             /** Format: date-time */
             occurred_at?: string;
             workspace_id: number;
+        } & {
+            data: components["schemas"]["CardIssuedSecretsData"];
+            /** @constant */
+            event: "card.issued.secrets";
         };
         /** @description A page of card list rows. */
         CardPage: {
