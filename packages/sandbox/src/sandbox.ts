@@ -63,6 +63,12 @@ export interface SandboxOptions {
   webhookTransport?: WebhookTransport;
   /** Age after which a zero-amount probe's bill shows `expired`; default 7 days. */
   probeExpiryMs?: number;
+  /**
+   * The envelope of delivered `card.issued.secrets` bodies (D13): `full` (default) as every event, or `example`, the
+   * contract's example of that event: `event`, `workspace_id` and `data` only, no `event_id` nor `occurred_at`, to
+   * test a receiver against a service shaped like the contract.
+   */
+  cardSecretsEnvelope?: 'full' | 'example';
 }
 
 /** Sandbox controls beyond the contract: workspaces, tokens, money, forced outcomes. */
@@ -191,6 +197,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     webhookMaxAttempts: positiveInt('webhookMaxAttempts', options.webhookMaxAttempts ?? DEFAULT_MAX_ATTEMPTS),
     webhookTimeoutMs: nonNegative('webhookTimeoutMs', options.webhookTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS),
     probeExpiryMs: nonNegative('probeExpiryMs', options.probeExpiryMs ?? 7 * 24 * 3_600_000),
+    cardSecretsEnvelope: oneOf('cardSecretsEnvelope', options.cardSecretsEnvelope ?? 'full', ['full', 'example'] as const),
   };
   const tuning = {
     autoRun,
@@ -417,6 +424,11 @@ function readClockOffset(db: Database.Database): number {
 function writeClockOffset(db: Database.Database, offsetMs: number): void {
   if (!db.open) return;
   db.prepare('INSERT INTO sandbox_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(CLOCK_OFFSET_KEY, String(offsetMs));
+}
+
+function oneOf<T extends string>(name: string, value: T, allowed: readonly T[]): T {
+  if (!allowed.includes(value)) throw new RangeError(`${name} must be one of ${allowed.join(', ')}, got ${String(value)}`);
+  return value;
 }
 
 function positiveInt(name: string, value: number): number {
