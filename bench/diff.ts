@@ -29,7 +29,7 @@ const EDITS: Array<(d: any, r: (route: string) => string) => void> = [
   (d) => (d.components.schemas.CardActionRequest.properties.reason.type = 'string'),
   (d) => (d.components.parameters.PerPage.schema.default = 20),
   (d) => (d.components.parameters.PerPage.schema.maximum = 50),
-  (d) => (d.components.parameters.IdempotencyKey.required = true),
+  (d) => (d.components.parameters.IdempotencyKeyIssue.required = true),
   (d) => {
     d.components.schemas.ConsumptionBillKind.enum.push('fee');
     d.components.schemas.ConsumptionBillKind['x-enumDescriptions'].fee = 'A fee.';

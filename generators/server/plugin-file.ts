@@ -14,8 +14,8 @@ export function renderPluginFile(ctx: ServerContext): string {
       moduleSpecifier: './runtime/index.js',
       namedImports: [{ name: 'AuthResult', isTypeOnly: true }, { name: 'CardApiOptions', isTypeOnly: true }, { name: 'createCardApiPlugin' }],
     },
-    { kind: StructureKind.ImportDeclaration, moduleSpecifier: './spec.gen.js', namedImports: [{ name: 'openapiYaml' }] },
-    `\nconst plugin = createCardApiPlugin({ title: ${quote(ctx.model.title)}, routes, schemas: [componentSchemas], openapiYaml });`,
+    { kind: StructureKind.ImportDeclaration, moduleSpecifier: './spec.gen.js', namedImports: [{ name: 'docsOutline' }, { name: 'openapiYaml' }] },
+    `\nconst plugin = createCardApiPlugin({ title: ${quote(ctx.model.title)}, routes, schemas: [componentSchemas], openapiYaml, outline: docsOutline });`,
     {
       kind: StructureKind.TypeAlias,
       name: 'CardApiPlugin',

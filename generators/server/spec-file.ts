@@ -1,8 +1,12 @@
-/** `spec.gen.ts`: the bundled spec as YAML text, served by the plugin at `<prefix>/openapi.yaml`. */
+/**
+ * `spec.gen.ts`: the bundled spec as YAML text, served by the plugin at `<prefix>/openapi.yaml`, and its outline,
+ * the static rendering of `<prefix>/docs`.
+ */
 import YAML from 'yaml';
 import { printFile, quote } from '../core/print.js';
 import type { ServerContext } from './context.js';
-import { exportedConst } from './literal.js';
+import { docsOutline } from './docs-outline.js';
+import { exportedConst, toLiteral } from './literal.js';
 
 /** The bundled document as YAML; no line folding, so the text only depends on the document. */
 export function bundledYaml(ctx: ServerContext): string {
@@ -13,5 +17,12 @@ export function bundledYaml(ctx: ServerContext): string {
 export function renderSpecFile(ctx: ServerContext): string {
   const lines = bundledYaml(ctx).replace(/\r\n/g, '\n').split('\n');
   const initializer = `[\n${lines.map((line) => `  ${quote(line)},`).join('\n')}\n].join('\\n')`;
-  return printFile([exportedConst('The bundled OpenAPI 3.1 document, served at `<prefix>/openapi.yaml`.', 'openapiYaml', 'string', initializer)], { header: ctx.header });
+  return printFile(
+    [
+      `import type { DocsOutline } from '${ctx.runtimeModule}';`,
+      exportedConst('The bundled OpenAPI 3.1 document, served at `<prefix>/openapi.yaml`.', 'openapiYaml', 'string', initializer),
+      exportedConst('What `<prefix>/docs` shows before its script runs: the tag groups with their operations, and the webhooks.', 'docsOutline', 'DocsOutline', toLiteral(docsOutline(ctx.model.document))),
+    ],
+    { header: ctx.header },
+  );
 }

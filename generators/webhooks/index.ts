@@ -16,7 +16,7 @@ function boundEntry(header: string, runtime: string, verify: string, extraExport
     `import { ${verify} as verifyGeneric, createWebhookHandler as createHandler, type ConstructEventOptions, type RawBody, type WebhookHandler, type WebhookHandlerOptions, type WebhookSecrets } from './runtime/${runtime}.js';`,
     "import { EVENT_NAMES, type CardApiEvent } from './events.gen.js';",
     "export * from './events.gen.js';",
-    `export { ${extraExports.join(', ')}, parseSignatureHeader, WebhookVerificationError, createMemoryDedupeStore, type ConstructEventOptions, type DedupeClaim, type DedupeStore, type EventForPattern, type EventPattern, type MemoryDedupeOptions, type OrderEvent, type OrderEventSource, type ParsedSignatureHeader, type RawBody, type WebhookHandler, type WebhookHandlerOptions, type WebhookEvent, type WebhookResult, type WebhookSecrets, type WebhookVerificationReason } from './runtime/${runtime}.js';`,
+    `export { ${extraExports.join(', ')}, parseSignatureHeader, WebhookVerificationError, createMemoryDedupeStore, dedupeKey, type ConstructEventOptions, type DedupeClaim, type DedupeKey, type DedupeStore, type EventForPattern, type EventPattern, type MemoryDedupeOptions, type OrderEvent, type OrderEventSource, type ParsedSignatureHeader, type RawBody, type WebhookHandler, type WebhookHandlerOptions, type WebhookEvent, type WebhookResult, type WebhookSecrets, type WebhookVerificationReason } from './runtime/${runtime}.js';`,
     "/** Options of {@link createWebhookHandler}: the event catalogue is the spec's, so only codes outside it reach `onUnknownEvent`. */\nexport type CardApiWebhookHandlerOptions = Omit<WebhookHandlerOptions<CardApiEvent>, 'knownEvents'>;",
     [
       '/**',

@@ -190,6 +190,9 @@ describe('orderCardUuid (D8)', () => {
     [{ related_card_id: 'i' }, 'i'],
     [{ related_card_uuid: 'u' }, 'u'],
     [{ related_card_uuid: null, related_card_id: null }, null],
+    // D8: a numeric related_card_id (the card's id, as every *_id of the contract) names no uuid.
+    [{ related_card_id: 7781 }, null],
+    [{ related_card_uuid: 'u', related_card_id: 7781 }, 'u'],
     [{}, null],
   ])('%j -> %s', (o, want) => {
     expect(orderCardUuid(o)).toBe(want);

@@ -121,6 +121,13 @@ export const fixtureApi: ApiDefinition = {
   routes: fixtureRoutes,
   schemas: [fixtureSchemas],
   openapiYaml: 'openapi: 3.1.0\ninfo:\n  title: Fixture\n  version: 1.0.0\n',
+  outline: {
+    title: 'Fixture <API>',
+    version: '1.0.0',
+    summary: 'Things & "stuff"',
+    tags: [{ name: 'Things', description: '</h3><script>alert(1)</script>', operations: [{ method: 'GET', path: '/things/{uuid}', summary: 'Get a <thing>', deprecated: false }] }],
+    webhooks: [{ name: 'thing.touched', summary: 'A thing was touched', deprecated: true }],
+  },
 };
 
 const THING = { id: '3f6c1a52-8d4e-4b7a-9c21-5e0f7d2b9a14', kind: 'thing', label: 'abc', note: null, at: '2026-11-20T10:00:00Z' };
@@ -258,6 +265,41 @@ describe('validation', () => {
     expect((await call('GET', '/things/42', { token: 'reader' })).json.error.errors).toEqual({ uuid: ['Must be a valid uuid.'] });
     const header = await call('POST', '/things', { token: 'writer', body: THING, headers: { 'x-idempotency-key': 'has space' } });
     expect(header.json.error.errors).toEqual({ 'x-idempotency-key': ['Must match the pattern ^[\\x21-\\x7E]{1,255}$.'] });
+  });
+
+  it('takes an empty body with a JSON content type as no body where the body is optional (orval sends that)', async () => {
+    const { call, calls, base } = await start();
+    for (const headers of [{ 'content-type': 'application/json' }, { 'content-type': 'application/json; charset=utf-8' }]) {
+      const res = await call('POST', `/things/${UUID}/touch`, { token: 'writer', raw: '', headers });
+      expect(res.status).toBe(202);
+    }
+    // Chunked with no chunk at all: the parser sees zero bytes too.
+    const chunked = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${base}/api/v1/things/${UUID}/touch`, { method: 'POST', headers: { authorization: 'Bearer writer', 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(chunked).toBe(202);
+    expect(calls.map((c) => [c.operationId, c.input.body])).toEqual([
+      ['touchThing', undefined],
+      ['touchThing', undefined],
+      ['touchThing', undefined],
+    ]);
+    // Not empty: still parsed, and refused when it is not JSON or breaks the schema.
+    for (const [raw, message] of [[' ', 'The body is not valid JSON.'], ['{', 'The body is not valid JSON.'], ['null', undefined]] as const) {
+      const res = await call('POST', `/things/${UUID}/touch`, { token: 'writer', raw, headers: { 'content-type': 'application/json' } });
+      expect(res.status, raw).toBe(message === undefined ? 202 : 422);
+      if (message !== undefined) expect(res.json.error.errors).toEqual({ body: [message] });
+    }
+    const invalid = await call('POST', `/things/${UUID}/touch`, { token: 'writer', body: { reason: 7 } });
+    expect(invalid.json.error.errors).toEqual({ reason: ['Must be of type string or null.'] });
+    // A required body stays required.
+    const required = await call('POST', '/things', { token: 'writer', raw: '', headers: { 'content-type': 'application/json' } });
+    expect(required.status).toBe(422);
+    expect(required.json.error.errors).toEqual({ body: ['The body is not valid JSON.'] });
   });
 
   it.each([
@@ -574,7 +616,12 @@ describe('spec and docs', () => {
       const res = await call('GET', asset.replace('/api/v1', ''));
       expect(res.status, asset).toBe(200);
     }
-    expect((await call('GET', '/docs/init.js')).text).toContain('"/api/v1/openapi.yaml"');
+    // The document is in the page's script (no download, so no spinner while it loads).
+    expect((await call('GET', '/docs/init.js')).text).toContain(JSON.stringify(fixtureApi.openapiYaml));
+    // The static rendering, spec text escaped: the outline's markup-like text stays text.
+    for (const text of ['Fixture &#60;API&#62;', 'Things &#38; &#34;stuff&#34;', '&#60;/h3&#62;&#60;script&#62;alert(1)&#60;/script&#62;', 'Get a &#60;thing&#62;', '/things/{uuid}', 'thing.touched']) expect(page.text).toContain(text);
+    expect(page.text).not.toContain('<script>alert');
+    expect(page.text).toContain('<span class="opblock-summary-method">GET</span>');
     expect((await call('GET', '/docs/package.json')).status).toBe(404);
     expect((await call('GET', '/docs/..%2Fpackage.json')).status).toBe(404);
   });

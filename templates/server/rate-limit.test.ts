@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryRateLimiter, rateLimitHeaders } from './rate-limit.js';
+import { createMemoryRateLimiter, rateLimitHeaders, UNLIMITED } from './rate-limit.js';
 
 describe('createMemoryRateLimiter', () => {
   it('counts per token in a fixed minute and refuses without counting', () => {
@@ -29,5 +29,14 @@ describe('createMemoryRateLimiter', () => {
       'x-ratelimit-reset': '100',
       'retry-after': '7',
     });
+  });
+
+  it('sends no rate-limit header when neither the token nor the IP has a ceiling', () => {
+    const decision = createMemoryRateLimiter({ ipPerMinute: 0, now: () => 0 }).consume({ tokenKey: 't', tokenLimit: 0, ip: '10.0.0.1' });
+    expect(decision).toMatchObject({ allowed: true, limit: UNLIMITED });
+    expect(rateLimitHeaders(decision)).toEqual({});
+    // One ceiling is enough for the headers: the IP's here.
+    const ipOnly = createMemoryRateLimiter({ ipPerMinute: 5, now: () => 0 }).consume({ tokenKey: 't', tokenLimit: 0, ip: '10.0.0.1' });
+    expect(rateLimitHeaders(ipOnly)).toEqual({ 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '4' });
   });
 });

@@ -43,7 +43,10 @@ export interface MemoryRateLimiterOptions {
 
 const WINDOW_MS = 60_000;
 
-/** What `limit` and `remaining` report when neither the token nor the IP has a ceiling (both 0). */
+/**
+ * What `limit` and `remaining` report when neither the token nor the IP has a ceiling (both 0). No header carries
+ * it: {@link rateLimitHeaders} sends none for such a decision (D5).
+ */
 export const UNLIMITED = 2_147_483_647;
 
 /** The in-memory limiter answers at once. */
@@ -107,8 +110,12 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
   };
 }
 
-/** The D5 headers for a decision: limit and remaining always, reset and Retry-After on a refusal. */
+/**
+ * The D5 headers for a decision: limit and remaining, reset and Retry-After on a refusal; none at all when no
+ * ceiling applies (an {@link UNLIMITED} limit), since a number there would promise a ceiling that does not exist.
+ */
 export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+  if (decision.allowed && decision.limit === UNLIMITED) return {};
   const headers: Record<string, string> = {
     'x-ratelimit-limit': String(decision.limit),
     'x-ratelimit-remaining': String(decision.remaining),

@@ -5,6 +5,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
+import type { DocsOutline } from './docs.js';
 
 /** A JSON Schema (2020-12) as emitted into the route table. */
 export type JsonSchema = { readonly [keyword: string]: unknown };
@@ -44,6 +45,8 @@ export interface ApiDefinition {
   readonly schemas: readonly JsonSchema[];
   /** The bundled spec, served at `<prefix>/openapi.yaml`. */
   readonly openapiYaml: string;
+  /** The spec's outline, rendered into `<prefix>/docs` before its script runs (generated; absent: an empty page until then). */
+  readonly outline?: DocsOutline | undefined;
 }
 
 export type WorkspaceStatus = 'active' | 'frozen' | 'deleted';

@@ -11,9 +11,11 @@ describe('CardApiClient types', () => {
     expectTypeOf(api.cards.list()).toEqualTypeOf<PagePromise<Card>>();
     expectTypeOf(api.cardProducts.list()).resolves.toEqualTypeOf<WithResponse<CardProduct[]>>();
     expectTypeOf(api.cards.create).returns.resolves.toEqualTypeOf<WithResponse<AcceptedOrder>>();
-    // D29: a 202 need not carry related_card_uuid or failure_reason; GET /orders/{uuid} always does.
+    // D29: neither a 202 nor an order read need carry related_card_uuid (the contract's order row has none); D8:
+    // related_card_id may be the card's numeric id.
     expectTypeOf<AcceptedOrder['related_card_uuid']>().toEqualTypeOf<string | null | undefined>();
-    expectTypeOf<Order['related_card_uuid']>().toEqualTypeOf<string | null>();
+    expectTypeOf<Order['related_card_uuid']>().toEqualTypeOf<string | null | undefined>();
+    expectTypeOf<Order['related_card_id']>().toEqualTypeOf<number | string | null | undefined>();
     expectTypeOf(api.orders.wait).returns.resolves.toEqualTypeOf<WithResponse<Order>>();
     expectTypeOf<Order['failure_reason']>().toEqualTypeOf<'supplier5xx' | 'timeout' | 'network' | 'signature' | 'business4xx' | 'not_found' | 'preempted_by_risk' | 'admin_refund_close' | 'async_issue_failed' | null>();
     expectTypeOf<(typeof CardStatusValues)[number]>().toEqualTypeOf<CardStatus>();

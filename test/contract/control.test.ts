@@ -97,6 +97,55 @@ describe('control API: workspace, tokens, money', () => {
     expect((await asRevoked.GET('/sandbox/workspace')).response.status).toBe(401);
   });
 
+  it('mints a token that expires on the sandbox clock: 401 on both APIs from expires_at on (D18)', async () => {
+    const { data } = await control.POST('/sandbox/tokens', { body: { name: 'one hour', abilities: ['cards.read'], expires_in_seconds: 3600 } });
+    const now = Date.parse((await control.GET('/sandbox/clock')).data!.data.now);
+    const expiresAt = Date.parse(data!.data.expires_at!);
+    expect(expiresAt - now).toBeGreaterThan(3_590_000);
+    expect(expiresAt - now).toBeLessThanOrEqual(3_600_000);
+    const brief = clientFor(running.baseUrl, data!.data.token);
+    await expect(brief.cards.list()).resolves.toBeDefined();
+    expect((await control.POST('/sandbox/clock/advance', { body: { seconds: 3600 } })).response.status).toBe(200);
+    await expect(brief.cards.list()).rejects.toMatchObject({ status: 401, code: 'api.unauthenticated' });
+    expect((await createControlClient({ baseUrl: running.origin, token: data!.data.token }).GET('/sandbox/workspace')).response.status).toBe(401);
+    // Tokens minted without a lifetime never expire.
+    await expect(api.ping()).resolves.toBeDefined();
+    const bad = await control.POST('/sandbox/tokens', { body: { name: 'bad', abilities: [], expires_in_seconds: 0 } });
+    expect(bad.response.status).toBe(422);
+  });
+
+  it('keeps the account holder on file, the only name a product without custom holder names issues in (D41)', async () => {
+    const { data } = await control.POST('/sandbox/workspaces', { body: { name: 'Hopper EU', base_currency: 'EUR', initial_deposit: '300.00', holder_first_name: 'Grace', holder_last_name: 'Hopper' } });
+    expect(data!.data.workspace).toMatchObject({ holder_first_name: 'Grace', holder_last_name: 'Hopper' });
+    const eu = clientFor(running.baseUrl, data!.data.token.token);
+    const product = (await eu.cardProducts.list()).find((p) => p.currency === 'EUR' && !p.supports_custom_holder_name)!;
+    await expect(eu.cards.create(issueBody({ card_product_id: product.id, initial_topup_amount: '20.00' }))).rejects.toMatchObject({
+      status: 422,
+      code: 'validation.failed',
+      fieldErrors: { cardholder_first_name: [expect.stringContaining('Grace Hopper')], cardholder_last_name: [expect.stringContaining('Grace Hopper')] },
+    });
+    const order = await eu.cards.create(issueBody({ card_product_id: product.id, initial_topup_amount: '20.00', cardholder_first_name: 'Grace', cardholder_last_name: 'Hopper' }));
+    expect(order.related_card_uuid).toEqual(expect.any(String));
+    expect((await control.GET('/sandbox/workspace')).data!.data).toMatchObject({ holder_first_name: 'Ada', holder_last_name: 'Lovelace' });
+  });
+
+  it('switches a product to the issue fee deducted from the initial top-up, and back (D21)', async () => {
+    const product = (await api.cardProducts.list()).find((p) => p.id === 2)!;
+    const set = await control.PATCH('/sandbox/card-products/{id}', { params: { path: { id: 2 } }, body: { issue_fee: 'deducted' } });
+    expect(set.data).toEqual({ data: { id: 2, code: product.code, issue_fee: 'deducted' } });
+    try {
+      const order = await api.cards.create(issueBody({ card_product_id: 2, initial_topup_amount: '100.00' }));
+      expect(order.held_amount).toBe('100.00');
+      await api.orders.wait(order.uuid, FAST_WAIT);
+      const fee = cents(product.fees.card_issue_fixed);
+      expect(cents((await api.cards.get(order.related_card_uuid!)).card_balance)).toBe(10000n - fee);
+    } finally {
+      expect((await control.PATCH('/sandbox/card-products/{id}', { params: { path: { id: 2 } }, body: { issue_fee: 'on_top' } })).data!.data.issue_fee).toBe('on_top');
+    }
+    expect((await api.cards.create(issueBody({ card_product_id: 2, initial_topup_amount: '100.00' }))).held_amount).toBe('110.00');
+    expect((await control.PATCH('/sandbox/card-products/{id}', { params: { path: { id: 99 } }, body: { issue_fee: 'deducted' } })).response.status).toBe(404);
+  });
+
   it('does not count control calls against the token rate limit', async () => {
     const { data } = await control.POST('/sandbox/tokens', { body: { name: 'tight', abilities: ['cards.read'], rate_limit_per_minute: 2 } });
     const tight = createControlClient({ baseUrl: running.origin, token: data!.data.token });
@@ -219,6 +268,15 @@ describe('control API: simulations move the public API state', () => {
     const penalty = await control.POST('/sandbox/cards/{uuid}/risk-penalty', { params: { path: { uuid: card } }, body: { amount: '12.34' } });
     expect(penalty.data!.data).toEqual({ card_uuid: card, penalty_amount: '12.34', currency: 'USD', balance_after: '87.66' });
     expect((await api.cards.get(card)).card_balance).toBe('87.66');
+    // D40: the ruling is in no transaction feed; a risk_penalty is the fee of a declined transaction, from the wallet.
+    expect((await api.ledger.list({ reference_uuid: card, per_page: 100 })).data.map((r) => r.reason_code)).not.toContain('risk_penalty');
+    const declined = await control.POST('/sandbox/cards/{uuid}/declines', { params: { path: { uuid: card } }, body: { merchant_amount: '900.00', reason: 'risk_blocked', penalty_fee: '1.25' } });
+    expect(declined.data!.data).toMatchObject({ type: 'decline', amount: '0.00' });
+    const fees = await api.ledger.list({ reason: 'risk_penalty', reference_uuid: card });
+    expect(fees.data.map((r) => [r.account_code, r.direction, r.amount]).sort()).toEqual([
+      ['platform.revenue', 'credit', '1.25'],
+      ['wallet.available', 'debit', '1.25'],
+    ]);
   });
 
   it('makes the next order of a card, or the next issue, fail with the given reason', async () => {

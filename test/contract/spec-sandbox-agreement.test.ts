@@ -170,6 +170,7 @@ describe('every request example of the spec succeeds against a fresh sandbox (is
     riskFreezeCard: async (w) => ({ uuid: await w.activeCard() }),
     applyRiskPenalty: async (w) => ({ uuid: await w.activeCard() }),
     advanceClock: async () => ({}),
+    updateCardProduct: async () => ({ id: '2' }),
   };
 
   it('finds request examples in both documents', () => {
@@ -188,6 +189,10 @@ describe('every request example of the spec succeeds against a fresh sandbox (is
     if (example.operationId === 'createWebhookEndpoint' && answer.status === 201) {
       // Nothing listens at the example's URL: stop the endpoint before any event is queued for it.
       expect((await w.control('DELETE', `/sandbox/webhook-endpoints/${answer.body.data.id}`)).status).toBe(200);
+    }
+    if (example.operationId === 'updateCardProduct') {
+      // The catalogue is shared by every workspace of the sandbox: put product 2 back as every other test expects it.
+      expect((await w.control('PATCH', '/sandbox/card-products/2', { issue_fee: 'on_top' })).status).toBe(200);
     }
     if (example.operationId === 'failNextOrder') {
       // The armed failure would hit the next issue of any test: consume it on an issue of this workspace.

@@ -92,7 +92,7 @@ const CASES: Case[] = [
     at: { operation: 'getWallet' },
     head: (d) => (op(d, '/wallet').parameters = [{ name: 'X-Workspace', in: 'header', required: true, description: 'x', schema: { type: 'string' } }]),
   },
-  { name: 'a header made required', id: 'request-header-became-required', level: 'breaking', at: { operation: 'createCard' }, head: (d) => (d.components.parameters.IdempotencyKey.required = true) },
+  { name: 'a header made required', id: 'request-header-became-required', level: 'breaking', at: { operation: 'createCard' }, head: (d) => (d.components.parameters.IdempotencyKeyIssue.required = true) },
   { name: 'an optional body made required', id: 'request-body-became-required', level: 'breaking', at: { operation: 'freezeCard' }, head: (d) => (d.components.requestBodies.CardActionRequest.required = true) },
   { name: 'a request body removed', id: 'request-body-removed', level: 'warning', at: { operation: 'closeCard' }, head: (d) => delete op(d, `${CARD}/close`, 'post').requestBody },
   // Request body fields (request polarity: tightening breaks)
@@ -120,8 +120,8 @@ const CASES: Case[] = [
   { name: 'request: a type widened', id: 'request-type-widened', level: 'info', at: { operation: 'createCard' }, head: (d) => (S(d).CreateCardRequest.properties.card_product_id.type = 'number') },
   { name: 'request: a format added', id: 'request-format-changed', level: 'breaking', at: { operation: 'createCard' }, head: (d) => (S(d).CreateCardRequest.properties.purpose.format = 'email') },
   { name: 'request: a format removed', id: 'request-format-removed', level: 'info', at: { operation: 'getCard' }, head: (d) => delete d.components.parameters.CardUuid.schema.format },
-  { name: 'request: a pattern changed', id: 'request-pattern-changed', level: 'breaking', at: { operation: 'createCard' }, head: (d) => (d.components.parameters.IdempotencyKey.schema.pattern = '^[A-Za-z0-9-]+$') },
-  { name: 'request: a pattern removed', id: 'request-pattern-relaxed', level: 'info', at: { operation: 'topupCard' }, head: (d) => delete d.components.parameters.IdempotencyKey.schema.pattern },
+  { name: 'request: a pattern changed', id: 'request-pattern-changed', level: 'breaking', at: { operation: 'createCard' }, head: (d) => (d.components.schemas.IdempotencyKey.pattern = '^[A-Za-z0-9-]+$') },
+  { name: 'request: a pattern removed', id: 'request-pattern-relaxed', level: 'info', at: { operation: 'topupCard' }, head: (d) => delete d.components.schemas.IdempotencyKey.pattern },
   {
     name: 'request: a pattern only widened',
     id: 'request-pattern-relaxed',

@@ -8,9 +8,13 @@ import { realSpec, schemas, variant } from './helpers.js';
 let spec: LoadedSpec;
 let base: ApiModel;
 let head: ApiModel;
-/** The fixture's premise: every write answers the Order itself (the spec's 202 is `AcceptedOrder` since D29). */
+/**
+ * The fixture's premise: every write answers the Order itself (the spec's 202 is `AcceptedOrder` since D29), and the
+ * base's Order requires `related_card_uuid` (the spec's no longer does, D29), so that the head's change is seen.
+ */
 const writesAnswerOrder = (d: any): void => {
   d.components.responses.OrderAccepted.content['application/json'].schema.properties.data = { $ref: '#/components/schemas/Order' };
+  if (!schemas(d).Order.required.includes('related_card_uuid')) schemas(d).Order.required.push('related_card_uuid');
 };
 
 beforeAll(async () => {

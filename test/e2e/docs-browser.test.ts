@@ -51,6 +51,36 @@ describe.skipIf(!available && !inCi)('the docs page in chromium', () => {
     return page;
   }
 
+  it('has its content at the load event and never shows a spinner; no tag group is empty (issue 25)', async () => {
+    const page = await newPage();
+    // Recorded in the page from its first byte: whether Swagger UI's loading spinner ever appears, and what the
+    // reference shows when the load event fires (the moment a screenshot "right after load" is taken).
+    await page.addInitScript(() => {
+      const seen = { spinner: false, atLoad: '' };
+      (window as unknown as { __docs: typeof seen }).__docs = seen;
+      new MutationObserver(() => {
+        if (document.querySelector('.loading-container, .loading')) seen.spinner = true;
+      }).observe(document, { childList: true, subtree: true });
+      window.addEventListener('load', () => {
+        seen.atLoad = document.getElementById('swagger-ui')?.innerText ?? '';
+        if (document.querySelector('.loading-container, .loading')) seen.spinner = true;
+      });
+    });
+    await page.goto(`${running.baseUrl}/docs`, { waitUntil: 'load' });
+    const atLoad = await page.evaluate(() => (window as unknown as { __docs: { atLoad: string } }).__docs.atLoad);
+    for (const text of ['Card Issuing Developer API', 'Issue a card', '/cards/{uuid}/freeze', 'Webhooks', 'order.completed']) expect(atLoad).toContain(text);
+    // Swagger UI has taken over (its server list exists only in the live UI), with the same groups and no empty one.
+    await page.locator('.servers').first().waitFor();
+    const groups = await page.locator('.opblock-tag-section').evaluateAll((sections) =>
+      sections.map((section) => ({ tag: section.querySelector('.opblock-tag')?.getAttribute('data-tag'), operations: section.querySelectorAll('.opblock').length })),
+    );
+    expect(groups.map((g) => g.tag)).toEqual(['Meta', 'Card products', 'Cards', 'Card transactions', 'Orders', 'Wallet']);
+    expect(groups.every((g) => g.operations > 0)).toBe(true);
+    expect(await page.locator('.card-api-static').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __docs: { spinner: boolean } }).__docs.spinner)).toBe(false);
+    await page.close();
+  });
+
   it('"Try it out" on GET /ping reaches the sandbox and shows its 200', async () => {
     const page = await newPage();
     await page.goto(`${running.baseUrl}/docs`);

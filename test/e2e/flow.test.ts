@@ -124,7 +124,7 @@ describe.each(MODES)('card lifecycle end to end (contract section 1, steps 1-9),
       name: 'flaky',
       validator,
       configure: (handler) => {
-        const sideEffect = (event: CardApiEvent) => {
+        const sideEffect = (event: Extract<CardApiEvent, { event: 'card.frozen' | 'card.unfrozen' }>) => {
           const attempt = (flakyAttempts.get(event.event_id) ?? 0) + 1;
           flakyAttempts.set(event.event_id, attempt);
           if (attempt <= 2) throw new Error(`flaky: refusing attempt ${attempt} of event ${event.event_id}`);
@@ -430,10 +430,10 @@ describe.each(MODES)('card lifecycle end to end (contract section 1, steps 1-9),
     expect(flaky.handled.map((e) => e.event).sort()).toEqual(['card.frozen', 'card.unfrozen']);
 
     // The outage receiver got every card.transaction.* event once it was back, each handled once.
-    const expected = main.handled.filter((e) => e.event.startsWith('card.transaction.')).map((e) => e.event_id).sort((a, b) => a - b);
+    const expected = main.handled.filter((e) => e.event.startsWith('card.transaction.')).map((e) => e.event_id!).sort((a, b) => a - b);
     expect(expected).toHaveLength(12);
     await waitFor('every transaction event at the outage receiver', () => outage.handled.length === expected.length);
-    expect(outage.handled.map((e) => e.event_id).sort((a, b) => a - b)).toEqual(expected);
+    expect(outage.handled.map((e) => e.event_id!).sort((a, b) => a - b)).toEqual(expected);
     expect(outage.raw.every((d) => d.status === 200 && d.outcome === 'handled')).toBe(true);
     for (const d of outage.raw) expect(d.body.equals(main.raw.find((m) => m.eventId === d.eventId)!.body)).toBe(true);
 
@@ -515,7 +515,8 @@ describe.each(MODES)('card lifecycle end to end (contract section 1, steps 1-9),
     // The main receiver acknowledged everything at the first attempt: one request per event.
     expect(main.raw.every((d) => d.status === 200 && d.outcome === 'handled')).toBe(true);
     expect(new Set(main.raw.map((d) => d.eventId)).size).toBe(main.raw.length);
-    expect(main.handled.map((e) => e.event_id).sort((a, b) => a - b)).toEqual(main.raw.map((d) => d.eventId!).sort((a, b) => a - b));
+    // Every sandbox event has its event_id, card.issued.secrets included (optional there in the spec, D13).
+    expect(main.handled.map((e) => e.event_id!).sort((a, b) => a - b)).toEqual(main.raw.map((d) => d.eventId!).sort((a, b) => a - b));
     expect([...new Set(main.handled.map((e) => e.event))].sort()).toEqual(EXPECTED_EVENT_NAMES);
     // The sandbox's own record agrees: every delivery succeeded, none failed or waits.
     const { data } = await ok(control.GET('/sandbox/webhook-deliveries'));

@@ -11,7 +11,8 @@ import { signPayload } from '@card-api/webhooks/testing';
 import { DEFAULT_SPEC } from '../../generators/index.js';
 import { runVerify, type VerifyReport } from '../../packages/cli/src/verify/index.js';
 
-export type RestFault = 'drop-field' | 'undeclared-status' | 'missing-request-id' | 'reused-key-new-order' | 'broken-next-link';
+/** `seed-orders` is no fault: orders without `related_card_uuid` (and `related_card_id`), as the contract's order row has it (D29). */
+export type RestFault = 'drop-field' | 'undeclared-status' | 'missing-request-id' | 'reused-key-new-order' | 'broken-next-link' | 'seed-orders';
 export type HookFault = 'bad-signature' | 'redelivery-different-bytes' | 'closed-before-initiated';
 
 export interface SceneOptions {
@@ -20,6 +21,8 @@ export interface SceneOptions {
   privateKey?: boolean;
   restFault?: RestFault;
   hookFault?: HookFault;
+  /** The sandbox's envelope of `card.issued.secrets` (D13); default `full`. */
+  cardSecretsEnvelope?: 'full' | 'example';
 }
 
 export interface SceneResult {
@@ -90,6 +93,16 @@ async function restProxy(targetPort: number, fault: RestFault): Promise<Server> 
       if (fault === 'broken-next-link' && route === '/api/v1/orders' && new URL(req.url ?? '/', 'http://x').searchParams.get('page') === '1' && status === 200) {
         const json = JSON.parse(out.toString('utf8'));
         json.links.next = null;
+        out = Buffer.from(JSON.stringify(json));
+      }
+      if (fault === 'seed-orders' && /^\/api\/v1\/(orders|cards)/.test(route ?? '') && status < 300 && out.length > 0) {
+        const json = JSON.parse(out.toString('utf8'));
+        for (const order of Array.isArray(json.data) ? json.data : [json.data]) {
+          if (order && typeof order === 'object' && 'held_amount' in order && 'type' in order) {
+            delete order.related_card_uuid;
+            delete order.related_card_id;
+          }
+        }
         out = Buffer.from(JSON.stringify(json));
       }
       if (fault === 'undeclared-status' && route === '/api/v1/wallet' && status === 200) status = 203;
@@ -166,7 +179,10 @@ export function closeDriver(running: RunningSandbox, workspaceId: number, webhoo
 /** Runs verify against a fresh sandbox set up as asked. */
 export async function runScene(options: SceneOptions = {}): Promise<SceneResult> {
   // Rate limits out of the way, so that several runs a minute never wait out a 429 (probe.test.ts covers that path).
-  const running = await startSandbox({ port: 0, sandboxOptions: { closeDelayMs: null, webhookRetryScheduleMs: [200], rateLimits: { tokenPerMinute: 100_000, ipPerMinute: 100_000 } } });
+  const running = await startSandbox({
+    port: 0,
+    sandboxOptions: { closeDelayMs: null, webhookRetryScheduleMs: [200], rateLimits: { tokenPerMinute: 100_000, ipPerMinute: 100_000 }, cardSecretsEnvelope: options.cardSecretsEnvelope ?? 'full' },
+  });
   const servers: Server[] = [];
   let stopDriver = () => undefined as void;
   try {

@@ -94,10 +94,18 @@ export class CardsResource {
    *
    * **Money effect:** the initial top-up plus the product's issue fee is held from the wallet at once and shown
    * as `held_amount` on the order. On success the card receives `initial_topup_amount` and the fee goes to the
-   * platform; on failure the held funds are released to the wallet.
+   * platform; on failure the held funds are released to the wallet. (The contract also describes the issue fee
+   * as "deducted from the initial top-up", which would hold `initial_topup_amount` and load the card with
+   * `initial_topup_amount` - `card_issue_fixed`; this document follows the endpoint's own money effect, see D21.)
+   *
+   * The card exists from acceptance, in `pending_issue`, and the order names it in `related_card_uuid` from the
+   * `202` on; it becomes `active` when the order completes (`order.completed` carries its `card_uuid`) or
+   * `issue_failed` when the order fails.
    *
    * Answers `402 wallet.insufficient_balance` when the wallet cannot cover the hold, and `422` when the
-   * amount is below the product's `min_initial_topup_amount` or the product is not available to the workspace.
+   * amount is below the product's `min_initial_topup_amount`, the product is not available to the workspace,
+   * a billing address is given for a product without `supports_custom_billing_address`, or the holder's name is
+   * not the account holder's for a product without `supports_custom_holder_name`.
    *
    * `POST /cards` (cards.write).
    *
@@ -165,7 +173,7 @@ export class CardsResource {
    * List the card's consumption bills
    *
    * The merged purchase view: one bill per purchase, merging its authorization, capture, refund and reversal
-   * rows (kept in `lines`). Display rules: show `authorized_amount` when status is `authorized`, and
+   * rows, and its chargeback rows (kept in `lines`). Display rules: show `authorized_amount` when status is `authorized`, and
    * `settled_amount` when status is `settled` or `refunded`; for `kind` = `decline` both `amount` and
    * `settled_amount` are `0.00` and only the merchant leg is meaningful. Never sum `merchant_amount` across
    * bills (mixed currencies). Paginated; default `per_page` 50.

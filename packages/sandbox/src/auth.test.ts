@@ -19,6 +19,27 @@ describe('auth.authenticate (D16 order)', () => {
     expect(ctx.token).toMatch(/^sbx_sk_[0-9a-f]{48}$/);
   });
 
+  it('expires a token created with a lifetime on the sandbox clock, as a revoked one (D18)', () => {
+    const { sandbox, ws, clock } = ctx;
+    const lasting = sandbox.admin.createToken(ws, { name: 'forever', abilities: ['cards.read'] });
+    const brief = sandbox.admin.createToken(ws, { name: 'one hour', abilities: ['cards.read'], expiresInSeconds: 3600 });
+    expect(lasting.expires_at).toBeNull();
+    expect(brief.expires_at).toBe(new Date(clock.now().getTime() + 3_600_000).toISOString());
+    clock.advance(3_599_999);
+    expect(sandbox.auth.authenticate(brief.token, '1.1.1.1').tokenId).toBe(brief.id);
+    expect(sandbox.auth.resolveToken(brief.token)?.tokenId).toBe(brief.id);
+    clock.advance(1);
+    expect(catchError(() => sandbox.auth.authenticate(brief.token, '1.1.1.1'))).toMatchObject({ status: 401, code: 'api.unauthenticated' });
+    expect(sandbox.auth.resolveToken(brief.token)).toBeNull();
+    expect(sandbox.auth.authenticate(lasting.token, '1.1.1.1').tokenId).toBe(lasting.id);
+    // D16: the workspace check still wins over an expired token.
+    sandbox.admin.setWorkspaceStatus(ws, 'frozen');
+    expect(catchError(() => sandbox.auth.authenticate(brief.token, '1.1.1.1'))).toMatchObject({ status: 403, code: 'api.workspace_inactive' });
+    for (const expiresInSeconds of [0, 31_536_001, 1.5]) {
+      expect(catchError(() => sandbox.admin.createToken(ws, { name: 'bad', abilities: [], expiresInSeconds }))).toMatchObject({ status: 422, fieldErrors: { expires_in_seconds: expect.any(Array) } });
+    }
+  });
+
   it('stores only the SHA-256 of the token', () => {
     const rows = ctx.sandbox.db.prepare('SELECT * FROM api_tokens').all();
     expect(JSON.stringify(rows)).not.toContain(ctx.token.split('_sk_')[1]);

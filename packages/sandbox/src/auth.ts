@@ -48,8 +48,8 @@ export interface RateLimitResult {
 export interface AuthService {
   /**
    * Resolves a bearer token for a caller IP, in the D16 order: unknown or malformed token 401
-   * `api.unauthenticated`; known token (even revoked) of a frozen or deleted workspace 403
-   * `api.workspace_inactive`; revoked token 401; IP outside a non-empty allowlist 403
+   * `api.unauthenticated`; known token (even revoked or expired) of a frozen or deleted workspace 403
+   * `api.workspace_inactive`; revoked or expired token 401 (D18: expiry on the sandbox clock); IP outside a non-empty allowlist 403
    * `api.ip_not_allowed`. Ability checks are left to the caller.
    * @param token the value after `Bearer ` (undefined when the header is missing)
    */
@@ -64,8 +64,8 @@ export interface AuthService {
    */
   checkRateLimit(tokenId: number | null, ip: string, tokenCeiling?: number): RateLimitResult;
   /**
-   * The unrevoked token's id and workspace, whatever the workspace's status and the caller's IP; null for a
-   * malformed, unknown or revoked token. For the sandbox's control API, which must reach a frozen workspace.
+   * The unrevoked, unexpired token's id and workspace, whatever the workspace's status and the caller's IP; null
+   * for a malformed, unknown, revoked or expired token. For the sandbox's control API, which must reach a frozen workspace.
    */
   resolveToken(token: string | undefined | null): { tokenId: number; workspace: Workspace } | null;
 }
@@ -75,6 +75,8 @@ const TOKEN_CACHE_LIMIT = 1000;
 
 interface ResolvedToken {
   row: TokenRow;
+  /** `row.expires_at` in epoch ms (Infinity when it never expires), compared with the sandbox clock per request. */
+  expiresAtMs: number;
   workspace: Workspace;
   ipAllowlist: string[];
   abilities: Ability[];
@@ -91,11 +93,16 @@ interface TokenRow {
   ip_allowlist: string;
   rate_limit_per_minute: number | null;
   revoked_at: string | null;
+  /** D18: from this sandbox time on the token answers 401; null never. */
+  expires_at: string | null;
 }
+
+/** The columns of a workspace in its public shape (the control document's `Workspace`). */
+export const WORKSPACE_COLUMNS = 'id, slug, name, base_currency, status, holder_first_name, holder_last_name, created_at';
 
 /** Reads a workspace row in its public shape. */
 export function loadWorkspace(ctx: Context, id: number): Workspace | undefined {
-  return ctx.db.prepare<[number], Workspace>('SELECT id, slug, name, base_currency, status, created_at FROM workspaces WHERE id = ?').get(id);
+  return ctx.db.prepare<[number], Workspace>(`SELECT ${WORKSPACE_COLUMNS} FROM workspaces WHERE id = ?`).get(id);
 }
 
 /**
@@ -105,11 +112,12 @@ export function loadWorkspace(ctx: Context, id: number): Workspace | undefined {
  * frozen workspace or a changed limit is seen by the very next request. Bounded in size.
  */
 const lookupToken = referenceCached((ctx: Context, token: string): ResolvedToken | null => {
-  const row = ctx.db.prepare<[string], TokenRow>('SELECT id, workspace_id, name, abilities, ip_allowlist, rate_limit_per_minute, revoked_at FROM api_tokens WHERE token_hash = ?').get(hashToken(token));
+  const row = ctx.db.prepare<[string], TokenRow>('SELECT id, workspace_id, name, abilities, ip_allowlist, rate_limit_per_minute, revoked_at, expires_at FROM api_tokens WHERE token_hash = ?').get(hashToken(token));
   const workspace = row === undefined ? undefined : loadWorkspace(ctx, row.workspace_id);
   if (row === undefined || workspace === undefined) return null;
   return {
     row,
+    expiresAtMs: row.expires_at === null ? Number.POSITIVE_INFINITY : Date.parse(row.expires_at),
     workspace,
     ipAllowlist: JSON.parse(row.ip_allowlist) as string[],
     abilities: (JSON.parse(row.abilities) as string[]).filter((a): a is Ability => (ABILITIES as readonly string[]).includes(a)),
@@ -117,7 +125,7 @@ const lookupToken = referenceCached((ctx: Context, token: string): ResolvedToken
 }, TOKEN_CACHE_LIMIT);
 
 export function createAuthService(ctx: Context): AuthService {
-  const unauthenticated = (): SandboxError => new SandboxError(401, 'api.unauthenticated', 'The API token is missing, invalid or revoked.');
+  const unauthenticated = (): SandboxError => new SandboxError(401, 'api.unauthenticated', 'The API token is missing, invalid, expired or revoked.');
   const tokenLimit = (tokenId: number): number => {
     const row = ctx.db.prepare<[number], { rate_limit_per_minute: number | null }>('SELECT rate_limit_per_minute FROM api_tokens WHERE id = ?').get(tokenId);
     if (row === undefined) throw unauthenticated();
@@ -138,7 +146,7 @@ export function createAuthService(ctx: Context): AuthService {
       const { row, workspace } = found;
       // D16: the workspace check overrides everything else once the token is resolved.
       if ((workspace.status as WorkspaceStatus) !== 'active') throw new SandboxError(403, 'api.workspace_inactive', `The workspace is ${workspace.status}; its API access is suspended.`);
-      if (row.revoked_at !== null) throw unauthenticated();
+      if (row.revoked_at !== null || ctx.nowMs() >= found.expiresAtMs) throw unauthenticated();
       if (!ipAllowed(found.ipAllowlist, ip)) throw new SandboxError(403, 'api.ip_not_allowed', `The caller IP ${normaliseIp(ip)} is not in the token's allowlist.`);
       return {
         tokenId: row.id,
@@ -152,8 +160,10 @@ export function createAuthService(ctx: Context): AuthService {
 
     resolveToken(token) {
       if (typeof token !== 'string' || !TOKEN_FORM.test(token)) return null;
-      const row = ctx.db.prepare<[string], { id: number; workspace_id: number; revoked_at: string | null }>('SELECT id, workspace_id, revoked_at FROM api_tokens WHERE token_hash = ?').get(hashToken(token));
-      if (row === undefined || row.revoked_at !== null) return null;
+      const row = ctx.db
+        .prepare<[string], { id: number; workspace_id: number; revoked_at: string | null; expires_at: string | null }>('SELECT id, workspace_id, revoked_at, expires_at FROM api_tokens WHERE token_hash = ?')
+        .get(hashToken(token));
+      if (row === undefined || row.revoked_at !== null || (row.expires_at !== null && ctx.nowMs() >= Date.parse(row.expires_at))) return null;
       const workspace = loadWorkspace(ctx, row.workspace_id);
       return workspace === undefined ? null : { tokenId: row.id, workspace };
     },

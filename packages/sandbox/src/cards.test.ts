@@ -42,24 +42,25 @@ describe('issue', () => {
   it('holds top-up plus fee, then captures to the card and platform revenue (D21)', () => {
     const { sandbox, ws } = setup();
     const order = sandbox.cards.create(ws, issueBody({ initial_topup_amount: '100.00' }));
+    const cardUuid = newestCard(sandbox, ws);
     expect(order).toEqual({
       uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
       type: 'issue_card',
       status: 'pending',
-      // D29: the 202 of an issue does not name the card; order.completed does.
-      related_card_uuid: null,
-      related_card_id: null,
+      // D29: the order names the new card from the 202 on, as GET /cards lists it from then; D8: related_card_id is
+      // the card's numeric id, as every *_id of the contract.
+      related_card_uuid: cardUuid,
+      related_card_id: 1,
       held_amount: '105.00',
       currency: 'USD',
       created_at: '2026-03-01T12:00:00.000Z',
       failure_reason: null,
     });
     expect(usd(sandbox, ws)).toMatchObject({ balance: '10000.00', held_balance: '105.00', available: '9895.00' });
-    const cardUuid = newestCard(sandbox, ws);
     expect(sandbox.cards.get(ws, cardUuid)).toMatchObject({ status: 'pending_issue', card_balance: '0.00', issued_at: null });
 
     sandbox.advance(50);
-    expect(sandbox.orders.get(ws, order.uuid)).toMatchObject({ status: 'processing', related_card_uuid: null });
+    expect(sandbox.orders.get(ws, order.uuid)).toMatchObject({ status: 'processing', related_card_uuid: cardUuid });
     sandbox.advance(50);
     expect(sandbox.orders.get(ws, order.uuid)).toMatchObject({ status: 'completed', failure_reason: null, related_card_uuid: cardUuid });
 
@@ -113,8 +114,10 @@ describe('issue', () => {
     const order = sandbox.cards.create(ws, issueBody());
     sandbox.advance(100);
     expect(sandbox.orders.get(ws, order.uuid)).toMatchObject({ status: 'failed', failure_reason: 'async_issue_failed' });
-    expect(sandbox.orders.get(ws, order.uuid).related_card_uuid).toBeNull();
-    expect(sandbox.cards.get(ws, newestCard(sandbox, ws))).toMatchObject({ status: 'issue_failed', card_balance: '0.00' });
+    const failed = newestCard(sandbox, ws);
+    // D29: the issue_failed card is named by its order, so no listed card is left without one.
+    expect(sandbox.orders.get(ws, order.uuid).related_card_uuid).toBe(failed);
+    expect(sandbox.cards.get(ws, failed)).toMatchObject({ status: 'issue_failed', card_balance: '0.00' });
     expect(usd(sandbox, ws)).toMatchObject({ balance: '10000.00', held_balance: '0.00', available: '10000.00' });
     expect(movements(sandbox, ws)).toEqual([
       'card_issue_held debit wallet.available 105.00',
@@ -122,13 +125,53 @@ describe('issue', () => {
       'held_release debit wallet.held 105.00',
       'held_release credit wallet.available 105.00',
     ]);
-    // D29: order.failed of an issue order never names the card.
-    expect(sandbox.events.since(0)[0]?.data).toEqual({ order_uuid: order.uuid, type: 'issue_card', card_uuid: null, failure_reason: 'async_issue_failed', failed_at: '2026-03-01T12:00:00.100Z' });
+    // D29: order.failed of an issue order names the card it was issuing.
+    expect(sandbox.events.since(0)[0]?.data).toEqual({ order_uuid: order.uuid, type: 'issue_card', card_uuid: failed, failure_reason: 'async_issue_failed', failed_at: '2026-03-01T12:00:00.100Z' });
     expect(seen).toEqual(['order.failed']);
     // The queued failure was consumed: the next issue succeeds.
     const next = sandbox.cards.create(ws, issueBody());
     sandbox.advance(100);
     expect(sandbox.orders.get(ws, next.uuid).status).toBe('completed');
+  });
+
+  it('deducts the issue fee from the initial top-up for a product switched to that reading (D21, contract 2.1)', () => {
+    const { sandbox, ws } = setup();
+    expect(sandbox.admin.setIssueFeeMode(2, 'deducted')).toEqual({ id: 2, code: 'mc_usd_premium', issue_fee: 'deducted' });
+    const order = sandbox.cards.create(ws, issueBody({ card_product_id: 2, initial_topup_amount: '100.00' }));
+    // The hold is the initial top-up alone; the card gets it less the 10.00 fee.
+    expect(order.held_amount).toBe('100.00');
+    sandbox.advance(1000);
+    expect(sandbox.cards.get(ws, order.related_card_uuid!)).toMatchObject({ status: 'active', card_balance: '90.00', lifetime_topup_amount: '90.00' });
+    expect(movements(sandbox, ws)).toEqual([
+      'card_issue_held debit wallet.available 100.00',
+      'card_issue_held credit wallet.held 100.00',
+      'held_capture debit wallet.held 90.00',
+      'held_capture credit card 90.00',
+      'card_issue_fee debit wallet.held 10.00',
+      'card_issue_fee credit platform.revenue 10.00',
+    ]);
+    expect(usd(sandbox, ws)).toMatchObject({ balance: '9900.00', held_balance: '0.00' });
+    // The other products keep the default; switching back restores it for later orders.
+    expect(sandbox.cards.create(ws, issueBody({ initial_topup_amount: '100.00' })).held_amount).toBe('105.00');
+    sandbox.admin.setIssueFeeMode(2, 'on_top');
+    expect(sandbox.cards.create(ws, issueBody({ card_product_id: 2, initial_topup_amount: '100.00' })).held_amount).toBe('110.00');
+    expect(catchError(() => sandbox.admin.setIssueFeeMode(99, 'deducted'))).toMatchObject({ status: 404 });
+    expect(catchError(() => sandbox.admin.setIssueFeeMode(2, 'later' as 'deducted'))).toMatchObject({ status: 422 });
+  });
+
+  it('issues a product without supports_custom_holder_name only in the account holder\'s name (D41)', () => {
+    const { sandbox, ws } = setup();
+    const eur = sandbox.admin.createWorkspace({ name: 'Travel', baseCurrency: 'EUR', holderFirstName: 'Grace', holderLastName: 'Hopper' }).id;
+    sandbox.admin.deposit(eur, { amount: '500.00' });
+    expect(sandbox.catalogue.list(eur)[2]).toMatchObject({ id: 3, supports_custom_holder_name: false });
+    const refused = catchError(() => sandbox.cards.create(eur, issueBody({ card_product_id: 3, initial_topup_amount: '20.00' })));
+    expect(refused).toMatchObject({ status: 422, code: 'validation.failed' });
+    expect(refused.fieldErrors?.cardholder_first_name?.[0]).toContain('Grace Hopper');
+    // The holder's own name, in any case and with spaces around it, is accepted.
+    const order = sandbox.cards.create(eur, issueBody({ card_product_id: 3, initial_topup_amount: '20.00', cardholder_first_name: ' grace', cardholder_last_name: 'HOPPER ' }));
+    expect(order.held_amount).toBe('23.00');
+    // A product with custom names takes any name.
+    expect(sandbox.cards.create(ws, issueBody({ card_product_id: 1, cardholder_first_name: 'Alan', cardholder_last_name: 'Turing' })).type).toBe('issue_card');
   });
 
   it('answers 402 when the available balance cannot cover amount plus fee, and holds nothing', () => {

@@ -44,7 +44,10 @@ export interface CardsService extends CardTransactionReads {
    * whose plugin then validates and serializes an unchanged card once (see `cardApi`'s frozen bodies).
    */
   getShared(workspaceId: number, uuid: string): Readonly<CardDetail>;
-  /** `POST /cards`: holds `initial_topup_amount` + `card_issue_fixed` (D21) and creates the card in `pending_issue`. */
+  /**
+   * `POST /cards`: holds `initial_topup_amount` + `card_issue_fixed` (D21; `initial_topup_amount` alone for a
+   * product switched to the `deducted` reading) and creates the card in `pending_issue`, named by the order (D29).
+   */
   create(workspaceId: number, body: CreateCardBody, idempotencyKey?: string): AcceptedOrder;
   /** `POST /cards/{uuid}/topup`: holds `amount` + `topup_fixed` + `amount` x `topup_percent` (D21). Active or frozen cards only. */
   topup(workspaceId: number, uuid: string, body: TopupBody, idempotencyKey?: string): AcceptedOrder;
@@ -253,6 +256,11 @@ export function digits(random: () => number, n: number): string {
   return out;
 }
 
+/** Whether two holder names are the same name: trimmed, case-insensitive (D41). */
+function sameName(given: string, onFile: string): boolean {
+  return given.trim().localeCompare(onFile.trim(), 'en', { sensitivity: 'accent' }) === 0;
+}
+
 /** D35: holder names, as the spec's `CreateCardRequest`. */
 const NAME_MAX = 50;
 const NOTE_MAX = 1000;
@@ -345,7 +353,7 @@ export function createCardsService(ctx: Context): CardsService {
       // A new order is answered as inserted; a replay reads back the order the key first created.
       let inserted: OrderRow | undefined;
       const { orderUuid, replayed } = once(ctx, { workspaceId, operation, key, request }, () => (inserted = body()).uuid);
-      return toAcceptedOrder(!replayed && inserted !== undefined ? inserted : loadOrder(ctx, orderUuid)!);
+      return toAcceptedOrder(ctx, !replayed && inserted !== undefined ? inserted : loadOrder(ctx, orderUuid)!);
     });
   };
 
@@ -514,8 +522,20 @@ export function createCardsService(ctx: Context): CardsService {
         if (!annotated.available) {
           throw new SandboxError(422, 'card_product.unavailable', `The workspace may not issue ${p.code}: it needs the ${p.required_subscription_product_code ?? ''} subscription.`);
         }
+        // D41: without custom holder names, the product issues in the account holder's name only.
+        if (p.supports_custom_holder_name !== 1 && !(sameName(first, ws.holder_first_name) && sameName(last, ws.holder_last_name))) {
+          const message = `this card product does not accept a custom cardholder name; use the account holder's, ${ws.holder_first_name} ${ws.holder_last_name}`;
+          throw new SandboxError(422, 'validation.failed', 'The request is invalid.', { cardholder_first_name: [message], cardholder_last_name: [message] });
+        }
         const fee = money(p.card_issue_fixed);
-        const held = initial.plus(fee);
+        // D21: the fee on top of the initial top-up (the money effect of POST /cards), or, for a product switched to
+        // contract 2.1's reading, deducted from it: the hold is then the top-up and the card gets it less the fee.
+        const deducted = p.issue_fee_mode === 'deducted';
+        if (deducted && initial.lessThan(fee)) {
+          throw new SandboxError(422, 'validation.failed', 'The request is invalid.', { initial_topup_amount: [`must be at least the issue fee, ${p.card_issue_fixed} ${p.currency}, which this product deducts from it`] });
+        }
+        const held = deducted ? initial : initial.plus(fee);
+        const credit = deducted ? initial.minus(fee) : initial;
         const uuid = timeOrderedUuid();
         const random = ctx.options.random;
         const body15 = p.bin + digits(random, 15 - p.bin.length);
@@ -533,7 +553,7 @@ export function createCardsService(ctx: Context): CardsService {
           .prepare('INSERT INTO card_secrets (card_uuid, pan, cvv, expiry_month, expiry_year) VALUES (?, ?, ?, ?, ?)')
           .run(uuid, pan, digits(random, 3), String(now.getUTCMonth() + 1).padStart(2, '0'), String(now.getUTCFullYear() + 3));
         hold(workspaceId, p.currency, held, 'card_issue_held', uuid);
-        return insertOrder(ctx, { workspaceId, type: 'issue_card', cardUuid: uuid, currency: p.currency, held, credit: initial, fee });
+        return insertOrder(ctx, { workspaceId, type: 'issue_card', cardUuid: uuid, currency: p.currency, held, credit, fee });
       });
     },
 

@@ -1,4 +1,5 @@
 import { referenceCached, type Context } from './context.js';
+import { SandboxError } from './errors.js';
 import { requireWorkspace } from './ledger.js';
 import type { BillingAddress, CardProduct } from './types.js';
 
@@ -24,6 +25,32 @@ export interface ProductRow {
   supports_freeze: number;
   supports_unfreeze: number;
   supports_balance_query: number;
+  /** D21: the issue fee held on top of the initial top-up (default), or deducted from it (contract 2.1). */
+  issue_fee_mode: IssueFeeMode;
+}
+
+/** How a product charges `card_issue_fixed` (D21): the `POST /cards` money effect, or section 2.1's reading. */
+export type IssueFeeMode = 'on_top' | 'deducted';
+
+/** A product's sandbox settings, as the control API answers them. */
+export interface ProductSettings {
+  id: number;
+  code: string;
+  issue_fee: IssueFeeMode;
+}
+
+/**
+ * Switches how a product charges its issue fee, for issue orders accepted from now on (the catalogue is
+ * platform-global: every workspace of the sandbox sees the change). 404 for an unknown product.
+ */
+export function setIssueFeeMode(ctx: Context, productId: number, mode: IssueFeeMode): ProductSettings {
+  if (mode !== 'on_top' && mode !== 'deducted') throw new SandboxError(422, 'validation.failed', 'The issue fee is on_top or deducted.', { issue_fee: ['must be on_top or deducted'] });
+  return ctx.write(() => {
+    const product = Number.isSafeInteger(productId) ? loadProduct(ctx, productId) : undefined;
+    if (product === undefined) throw new SandboxError(404, 'api.not_found', `No card product ${String(productId)}.`);
+    ctx.db.prepare('UPDATE card_products SET issue_fee_mode = ? WHERE id = ?').run(mode, product.id);
+    return { id: product.id, code: product.code, issue_fee: mode };
+  });
 }
 
 /** Loads one stored product (cached between changes of the reference tables; read-only). */

@@ -22,6 +22,8 @@ export interface ResolvedOptions {
   webhookTimeoutMs: number;
   /** Age (sandbox clock) after which a zero-amount probe's bill shows `expired`. */
   probeExpiryMs: number;
+  /** The envelope of delivered `card.issued.secrets` bodies (D13): every field, or the contract example's three. */
+  cardSecretsEnvelope: 'full' | 'example';
 }
 
 /**

@@ -28,7 +28,8 @@ type Op =
   | { op: 'capture' | 'refund' | 'chargeback'; purchase: number; partial: boolean }
   | { op: 'reverse'; purchase: number }
   | { op: 'resolve'; purchase: number; outcome: 'cardholder' | 'merchant' }
-  | { op: 'decline'; card: number; amount: string }
+  | { op: 'decline'; card: number; amount: string; penaltyFee: string | undefined }
+  | { op: 'issueFee'; product: number; mode: 'on_top' | 'deducted' }
   | { op: 'penalty'; card: number; amount: string }
   | { op: 'riskFreeze'; card: number; origin: 'platform_risk' | 'issuer' };
 
@@ -43,7 +44,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ op: fc.constantFrom('capture' as const, 'capture' as const, 'refund' as const, 'chargeback' as const), purchase: fc.nat(8), partial: fc.boolean() }), weight: 6 },
   { arbitrary: fc.record({ op: fc.constant('reverse' as const), purchase: fc.nat(8) }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant('resolve' as const), purchase: fc.nat(8), outcome: fc.constantFrom('cardholder' as const, 'merchant' as const) }), weight: 2 },
-  { arbitrary: fc.record({ op: fc.constant('decline' as const), card: fc.nat(5), amount }), weight: 1 },
+  { arbitrary: fc.record({ op: fc.constant('decline' as const), card: fc.nat(5), amount, penaltyFee: fc.option(fc.constantFrom('0.50', '25.00', '20000.00'), { nil: undefined }) }), weight: 1 },
+  { arbitrary: fc.record({ op: fc.constant('issueFee' as const), product: fc.constantFrom(1, 2, 3, 4), mode: fc.constantFrom('on_top' as const, 'deducted' as const) }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant('penalty' as const), card: fc.nat(5), amount: spend }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant('riskFreeze' as const), card: fc.nat(5), origin: fc.constantFrom('platform_risk' as const, 'issuer' as const) }), weight: 1 },
 );
@@ -58,7 +60,7 @@ function apply(sandbox: Sandbox, ws: number, cards: string[], o: Op, purchases: 
     switch (o.op) {
       case 'issue': {
         sandbox.cards.create(ws, issueBody({ card_product_id: o.product, initial_topup_amount: o.amount }), o.key);
-        // D29: the 202 does not name the new card; it is the newest listed one.
+        // D29: the 202 names the new card, the newest listed one.
         const uuid = newestCard(sandbox, ws);
         if (!cards.includes(uuid)) cards.push(uuid);
         break;
@@ -104,7 +106,10 @@ function apply(sandbox: Sandbox, ws: number, cards: string[], o: Op, purchases: 
         sandbox.simulate.resolveChargeback(ws, purchase(o.purchase), { outcome: o.outcome });
         break;
       case 'decline':
-        sandbox.simulate.decline(ws, card(o.card), { merchant_amount: o.amount, reason: 'other' });
+        sandbox.simulate.decline(ws, card(o.card), { merchant_amount: o.amount, reason: 'other', ...(o.penaltyFee !== undefined ? { penalty_fee: o.penaltyFee } : {}) });
+        break;
+      case 'issueFee':
+        sandbox.admin.setIssueFeeMode(o.product, o.mode);
         break;
       case 'penalty':
         sandbox.risk.penalty(ws, card(o.card), { amount: o.amount });
@@ -121,8 +126,9 @@ function apply(sandbox: Sandbox, ws: number, cards: string[], o: Op, purchases: 
 
 /** Recomputes every balance from the raw ledger rows and compares with what the services report. */
 function checkInvariants(sandbox: Sandbox, ws: number): void {
-  const rows = sandbox.db.prepare('SELECT txn_group_id, direction, amount, currency, account_code, account_card_uuid FROM ledger_entries WHERE workspace_id = ?').all(ws) as {
+  const rows = sandbox.db.prepare('SELECT txn_group_id, reason_code, direction, amount, currency, account_code, account_card_uuid FROM ledger_entries WHERE workspace_id = ?').all(ws) as {
     txn_group_id: string;
+    reason_code: string;
     direction: 'debit' | 'credit';
     amount: string;
     currency: string;
@@ -131,6 +137,7 @@ function checkInvariants(sandbox: Sandbox, ws: number): void {
   }[];
   const groups = new Map<string, Money>();
   const accounts = new Map<string, Money>();
+  const reasons = new Map(rows.map((r) => [r.txn_group_id, r.reason_code]));
   for (const r of rows) {
     expect(r.amount).toMatch(/^[0-9]+\.[0-9]{2}$/);
     expect(new Money(r.amount).isPositive()).toBe(true);
@@ -147,7 +154,9 @@ function checkInvariants(sandbox: Sandbox, ws: number): void {
     expect(w.held_balance).toBe(held);
     expect(w.available).toBe(available);
     expect(w.balance).toBe(new Money(available).plus(held).toFixed(2));
-    expect(new Money(w.available).isNegative()).toBe(false);
+    // Only a risk_penalty fee may take the wallet below zero (contract 2.11); nothing else ever does.
+    const penalised = rows.some((r) => r.currency === w.currency && r.account_code === 'wallet.available' && reasons.get(r.txn_group_id) === 'risk_penalty');
+    if (!penalised) expect(new Money(w.available).isNegative()).toBe(false);
   }
   for (const c of sandbox.cards.list(ws, { per_page: 100 }).data) {
     expect(c.card_balance).toBe(get(`${c.currency}|card|${c.uuid}`));

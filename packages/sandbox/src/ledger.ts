@@ -30,13 +30,21 @@ import { LEDGER_REASON_CODES, type LedgerReasonCode, type LedgerRow, type Pagina
  * - `card_spend`: card -> platform.settlement (a capture); `card_spend_refund`: platform.settlement -> card (a merchant refund)
  * - `card_spend_reversal`: platform.settlement -> card (a chargeback resolved for the cardholder)
  * - `card_post_close_refund`: platform.settlement -> wallet.available (a refund or won chargeback after the card closed)
- * - `risk_penalty`: card -> platform.revenue
+ * - `risk_penalty`: wallet.available -> platform.revenue (a risk-engine fee for a declined transaction; it may take
+ *   the wallet below zero, contract 2.11)
+ * - `card_risk_penalty` (internal, D40): card -> platform.revenue (a confirmed-fraud ruling, `card.risk.penalty_applied`).
+ *   The contract gives it no reason code and says it appears in no transaction feed, so `GET /transactions` never
+ *   lists it: it is kept for the books (balances, `auditLedger`) only.
  *
  * Authorization holds are not postings: they stay on the card (`held_amount`) until a capture
  * moves money or a reversal drops them.
  */
 export const ACCOUNT_CODES = ['wallet.available', 'wallet.held', 'card', 'platform.revenue', 'platform.settlement', 'external.deposit'] as const;
 export type AccountCode = (typeof ACCOUNT_CODES)[number];
+
+/** Reason codes of postings the sandbox keeps for its own books and never lists (D40). */
+export const INTERNAL_REASON_CODES = ['card_risk_penalty'] as const;
+export type InternalReasonCode = (typeof INTERNAL_REASON_CODES)[number];
 
 /** One side of a posting. */
 export interface Leg {
@@ -51,7 +59,7 @@ export interface Leg {
 export interface Posting {
   workspaceId: number;
   currency: string;
-  reason: LedgerReasonCode;
+  reason: LedgerReasonCode | InternalReasonCode;
   legs: Leg[];
   referenceType?: string;
   referenceUuid?: string;
@@ -261,6 +269,8 @@ export function createLedgerService(ctx: Context): LedgerService {
       // Timestamps are stored as toISOString() text, so text comparison is time order.
       const conditions: [string, string | number | undefined][] = [
         ['workspace_id = ?', workspaceId],
+        // D40: the books' own rows (a risk ruling on card funds) are in no transaction feed.
+        ['reason_code <> ?', INTERNAL_REASON_CODES[0]],
         ['reason_code = ?', query.reason],
         ['reference_type = ?', query.reference_type],
         ['reference_uuid = ?', query.reference_uuid?.toLowerCase()],
@@ -287,12 +297,22 @@ export function createLedgerService(ctx: Context): LedgerService {
 }
 
 /** A workspace's row as the services need it, cached between changes of the reference tables. */
-const workspaceRow = referenceCached((ctx: Context, workspaceId: number): Readonly<{ id: number; base_currency: string; status: string }> | undefined =>
-  ctx.db.prepare<[number], { id: number; base_currency: string; status: string }>('SELECT id, base_currency, status FROM workspaces WHERE id = ?').get(workspaceId),
+const workspaceRow = referenceCached((ctx: Context, workspaceId: number): Readonly<WorkspaceRow> | undefined =>
+  ctx.db.prepare<[number], WorkspaceRow>('SELECT id, base_currency, status, holder_first_name, holder_last_name FROM workspaces WHERE id = ?').get(workspaceId),
 );
 
+/** The workspace columns the services need. */
+interface WorkspaceRow {
+  id: number;
+  base_currency: string;
+  status: string;
+  /** The account holder on file (D41). */
+  holder_first_name: string;
+  holder_last_name: string;
+}
+
 /** Guards a workspace id given to a service (the HTTP layer passes the authenticated one). */
-export function requireWorkspace(ctx: Context, workspaceId: number): Readonly<{ id: number; base_currency: string; status: string }> {
+export function requireWorkspace(ctx: Context, workspaceId: number): Readonly<WorkspaceRow> {
   const ws = workspaceRow(ctx, workspaceId);
   if (ws === undefined) throw new SandboxError(404, 'api.not_found', `Workspace ${workspaceId} does not exist.`);
   return ws;

@@ -357,6 +357,22 @@ DELETE FROM card_secrets
     AND card_uuid NOT IN (SELECT uuid FROM cards WHERE status = 'pending_issue');
 `,
   },
+  {
+    version: 7,
+    name: 'token expiry, the account holder on file, the issue-fee reading of a product',
+    sql: `
+-- D18: a token created with a lifetime answers 401 from this sandbox time on; NULL never expires.
+ALTER TABLE api_tokens ADD COLUMN expires_at TEXT;
+
+-- D41: the account holder on file; a product without supports_custom_holder_name issues cards in this name only.
+ALTER TABLE workspaces ADD COLUMN holder_first_name TEXT NOT NULL DEFAULT 'Ada';
+ALTER TABLE workspaces ADD COLUMN holder_last_name TEXT NOT NULL DEFAULT 'Lovelace';
+
+-- D21: the issue fee held on top of the initial top-up (the POST /cards money effect), or deducted from it
+-- (section 2.1 of the contract); a sandbox setting per product.
+ALTER TABLE card_products ADD COLUMN issue_fee_mode TEXT NOT NULL DEFAULT 'on_top' CHECK (issue_fee_mode IN ('on_top', 'deducted'));
+`,
+  },
 ];
 
 /** Applies every migration newer than the database's `user_version`. */

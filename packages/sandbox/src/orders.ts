@@ -65,21 +65,15 @@ export interface CardRow {
 }
 
 /**
- * The card an order names publicly (D29): a card write names its card at once; an issue order names the new
- * card only once it completed, since `order.completed` is where the contract announces it.
+ * Public Order shape (contract 2.7). D29: every order names its card, an issue order the new card from acceptance
+ * on: the card is listed (`pending_issue`) from then, so an order that hid it would leave a card no order names.
  */
-function publicCardUuid(row: OrderRow): string | null {
-  if (row.type === 'issue_card' && row.status !== 'completed') return null;
-  return row.card_uuid;
-}
-
-/** Public Order shape (contract 2.7, D29). */
 export function toOrder(row: OrderRow): Order {
   return {
     uuid: row.uuid,
     type: row.type,
     status: row.status,
-    related_card_uuid: publicCardUuid(row),
+    related_card_uuid: row.card_uuid,
     held_amount: row.held_amount,
     currency: row.currency,
     created_at: row.created_at,
@@ -87,11 +81,17 @@ export function toOrder(row: OrderRow): Order {
   };
 }
 
-/** The 202 body: the Order plus `related_card_id`, the alias D8 tolerates. */
-export function toAcceptedOrder(row: OrderRow): AcceptedOrder {
-  const order = toOrder(row);
-  return Object.assign(order, { related_card_id: order.related_card_uuid });
+/**
+ * The 202 body: the Order plus `related_card_id`, the name of the contract's 202 example (D8), as the contract
+ * spells every `*_id`: an integer, the card's numeric id (`card_id` of `card.issued.secrets`).
+ */
+export function toAcceptedOrder(ctx: Context, row: OrderRow): AcceptedOrder {
+  const cardId = row.card_uuid === null ? undefined : ctx.db.prepare<[string], number>(CARD_ID_BY_UUID).pluck(true).get(row.card_uuid);
+  return { ...toOrder(row), related_card_uuid: row.card_uuid, related_card_id: cardId ?? null };
 }
+
+/** A card's numeric id (its own SQL text: the statement is switched to pluck mode). */
+const CARD_ID_BY_UUID = 'SELECT id AS card_id FROM cards WHERE uuid = ?';
 
 /*
  * Orders and cards are read in raw mode and turned into objects here, one literal each: better-sqlite3 builds an
@@ -352,9 +352,8 @@ function failOrder(ctx: Context, order: OrderRow, reason: OrderFailureReason): v
   // D32: a failed close does not undo stage 1. The card stays pending_close (no spend), as card.close_initiated
   // announced; a new close (new key) may be sent. Resuming spend here would happen with no event saying so.
   ctx.db.prepare(`UPDATE orders SET status = 'failed', failure_reason = ?, failed_at = ?, updated_at = ?, next_step_at_ms = NULL WHERE id = ?`).run(reason, now, now, order.id);
-  // D29: a failed issue order never names its card (only order.completed announces a new card).
-  const cardUuid = order.type === 'issue_card' ? null : order.card_uuid;
-  recordEvent(ctx, order.workspace_id, 'order.failed', { order_uuid: order.uuid, type: order.type, card_uuid: cardUuid, failure_reason: reason, failed_at: now });
+  // D29: a failed issue order names its card, now issue_failed, as every order names its card.
+  recordEvent(ctx, order.workspace_id, 'order.failed', { order_uuid: order.uuid, type: order.type, card_uuid: order.card_uuid, failure_reason: reason, failed_at: now });
 }
 
 /**

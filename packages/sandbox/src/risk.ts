@@ -41,9 +41,10 @@ export interface RiskService {
    */
   freeze(workspaceId: number, cardUuid: string, input: RiskFreezeInput): void;
   /**
-   * A confirmed-fraud ruling: moves `amount` off the card to platform revenue (`risk_penalty`)
-   * and emits `card.risk.penalty_applied`. The cap at the available balance keeps every hold
-   * covered, so later captures never overdraw the card. 409 on a closed or unissued card.
+   * A confirmed-fraud ruling: moves `amount` off the card to platform revenue and emits
+   * `card.risk.penalty_applied`, the only trace (D40: no row of any transaction feed lists it). The cap at the
+   * available balance keeps every hold covered, so later captures never overdraw the card. 409 on a closed or
+   * unissued card.
    */
   penalty(workspaceId: number, cardUuid: string, input: RiskPenaltyInput): RiskPenaltyResult;
 }
@@ -88,7 +89,7 @@ export function createRiskService(ctx: Context): RiskService {
         post(ctx, {
           workspaceId,
           currency: card.currency,
-          reason: 'risk_penalty',
+          reason: 'card_risk_penalty',
           referenceType: 'Card',
           referenceUuid: card.uuid,
           description: input.description ?? 'Risk penalty: confirmed fraud ruling',

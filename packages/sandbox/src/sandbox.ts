@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
-import { createAuthService, type AuthService } from './auth.js';
+import { createAuthService, WORKSPACE_COLUMNS, type AuthService } from './auth.js';
 import { createCardsService, type CardsService } from './cards.js';
-import { createCatalogueService, type CatalogueService } from './catalogue.js';
+import { createCatalogueService, setIssueFeeMode, type CatalogueService, type IssueFeeMode, type ProductSettings } from './catalogue.js';
 import { createSystemClock, type Clock } from './clock.js';
 import { createContext, type Context, type ResolvedOptions } from './context.js';
 import { openDatabase, type Database } from './db.js';
@@ -63,6 +63,12 @@ export interface SandboxOptions {
   webhookTransport?: WebhookTransport;
   /** Age after which a zero-amount probe's bill shows `expired`; default 7 days. */
   probeExpiryMs?: number;
+  /**
+   * The envelope of delivered `card.issued.secrets` bodies (D13): `full` (default) as every event, or `example`, the
+   * contract's example of that event: `event`, `workspace_id` and `data` only, no `event_id` nor `occurred_at`, to
+   * test a receiver against a service shaped like the contract.
+   */
+  cardSecretsEnvelope?: 'full' | 'example';
 }
 
 /** Sandbox controls beyond the contract: workspaces, tokens, money, forced outcomes. */
@@ -74,6 +80,8 @@ export interface SandboxAdmin extends WorkspaceAdmin {
   failNextOrder(target: string, reason: OrderFailureReason): void;
   /** Close stage 2 now, without waiting for `closeDelayMs` (see `finishClose` in orders.ts). */
   finishClose(cardUuid: string): void;
+  /** How a card product charges its issue fee from now on (D21; see `setIssueFeeMode` in catalogue.ts). */
+  setIssueFeeMode(productId: number, mode: IssueFeeMode): ProductSettings;
   /** Double-entry invariant check; returns problems, empty when consistent. */
   audit(): string[];
 }
@@ -189,6 +197,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     webhookMaxAttempts: positiveInt('webhookMaxAttempts', options.webhookMaxAttempts ?? DEFAULT_MAX_ATTEMPTS),
     webhookTimeoutMs: nonNegative('webhookTimeoutMs', options.webhookTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS),
     probeExpiryMs: nonNegative('probeExpiryMs', options.probeExpiryMs ?? 7 * 24 * 3_600_000),
+    cardSecretsEnvelope: oneOf('cardSecretsEnvelope', options.cardSecretsEnvelope ?? 'full', ['full', 'example'] as const),
   };
   const tuning = {
     autoRun,
@@ -296,6 +305,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       });
     },
     finishClose: (cardUuid) => finishClose(ctx, String(cardUuid).toLowerCase()),
+    setIssueFeeMode: (productId, mode) => setIssueFeeMode(ctx, productId, mode),
     audit: () => auditLedger(ctx),
   };
 
@@ -378,7 +388,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       const id = workspace?.id ?? existing!.id;
       if (workspace !== undefined) workspaceAdmin.deposit(id, { amount: DEFAULT_SEED_BALANCE, description: 'Sandbox seed funding' });
       const created = workspaceAdmin.createToken(id, { name: 'Sandbox default token', abilities: [...ABILITIES] });
-      const ws = db.prepare<[number], Workspace>('SELECT id, slug, name, base_currency, status, created_at FROM workspaces WHERE id = ?').get(id)!;
+      const ws = db.prepare<[number], Workspace>(`SELECT ${WORKSPACE_COLUMNS} FROM workspaces WHERE id = ?`).get(id)!;
       return { workspace: ws, token: created.token, tokenId: created.id };
     },
     close() {
@@ -414,6 +424,11 @@ function readClockOffset(db: Database.Database): number {
 function writeClockOffset(db: Database.Database, offsetMs: number): void {
   if (!db.open) return;
   db.prepare('INSERT INTO sandbox_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(CLOCK_OFFSET_KEY, String(offsetMs));
+}
+
+function oneOf<T extends string>(name: string, value: T, allowed: readonly T[]): T {
+  if (!allowed.includes(value)) throw new RangeError(`${name} must be one of ${allowed.join(', ')}, got ${String(value)}`);
+  return value;
 }
 
 function positiveInt(name: string, value: number): number {

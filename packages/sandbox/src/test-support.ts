@@ -23,15 +23,12 @@ export function issueActiveCard(sandbox: Sandbox, ws: number, overrides: Partial
   const order = sandbox.cards.create(ws, issueBody(overrides));
   sandbox.advance(1000);
   const done = sandbox.orders.get(ws, order.uuid);
-  // D29: the new card is named by the completed order, not by the 202.
-  if (done.status !== 'completed' || done.related_card_uuid === null) throw new Error('issue did not complete');
+  // D29: the order names its card from the 202 on; the card is active once the order completed.
+  if (done.status !== 'completed' || typeof done.related_card_uuid !== 'string' || done.related_card_uuid !== order.related_card_uuid) throw new Error('issue did not complete');
   return done.related_card_uuid;
 }
 
-/**
- * The uuid of the workspace's newest card. A pending issue order does not name its card (D29), but tests of
- * `pending_issue` and `issue_failed` cards need it; the card itself is listed from the start.
- */
+/** The uuid of the workspace's newest card (listed from the acceptance of its issue order on). */
 export function newestCard(sandbox: Sandbox, ws: number): string {
   const card = sandbox.cards.list(ws, { per_page: 1 }).data[0];
   if (card === undefined) throw new Error('the workspace has no card');

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SpecValidator } from '../../../test/helpers/spec-validator.js';
 import type { Sandbox } from './sandbox.js';
 import { catchError, issueActiveCard, setup } from './test-support.js';
+import { Money } from './money.js';
 import type { CardTransaction } from './types.js';
 
 const spec = new SpecValidator({ strict: true });
@@ -299,13 +300,37 @@ describe('risk and issuer actions', () => {
     expect(sandbox.risk.penalty(ws, card, { amount: '15.00' })).toEqual({ card_uuid: card, penalty_amount: '15.00', currency: 'USD', balance_after: '85.00' });
     expect(balances(sandbox, ws, card)).toEqual({ card_balance: '85.00', held_amount: '60.00', available_balance: '25.00' });
     expect(sandbox.events.since(0).at(-1)).toMatchObject({ event: 'card.risk.penalty_applied', data: { card_uuid: card, penalty_amount: '15.00', currency: 'USD', balance_after: '85.00' } });
-    expect(postings(sandbox, ws, 'risk_penalty')).toEqual([
-      ['card', 'debit', '15.00'],
-      ['platform.revenue', 'credit', '15.00'],
-    ]);
-    // It appears in no transaction feed (6.4).
+    // It appears in no transaction feed (6.4, D40): no card transaction row, no ledger row listed, not even under
+    // risk_penalty, which the contract keeps for a fee per declined transaction. The books still balance.
     expect(sandbox.cards.listTransactions(ws, card).meta.total).toBe(1);
+    expect(postings(sandbox, ws, 'risk_penalty')).toEqual([]);
+    expect(sandbox.ledger.list(ws, { reference_uuid: card, per_page: 100 }).data.some((r) => r.amount === '15.00')).toBe(false);
+    expect(sandbox.admin.audit()).toEqual([]);
     expect(sandbox.events.since(0).flatMap((e) => spec.webhookErrors(e))).toEqual([]);
+  });
+
+  it('charges a risk_penalty fee for a declined transaction from the wallet, below zero if need be (D40)', () => {
+    const { sandbox, ws } = setup();
+    const card = issueActiveCard(sandbox, ws);
+    const wallet = () => sandbox.wallet.get(ws).wallets.find((w) => w.currency === 'USD')!;
+    const before = wallet().available;
+    const row = sandbox.simulate.decline(ws, card, { merchant_amount: '500.00', reason: 'risk_blocked', penalty_fee: '2.50' });
+    expect(row).toMatchObject({ type: 'decline', status: 'failed', amount: '0.00' });
+    expect(postings(sandbox, ws, 'risk_penalty')).toEqual([
+      ['wallet.available', 'debit', '2.50'],
+      ['platform.revenue', 'credit', '2.50'],
+    ]);
+    expect(wallet().available).toBe(new Money(before).minus('2.50').toFixed(2));
+    // The card did not move; a decline without a fee charges nothing.
+    expect(balances(sandbox, ws, card)).toEqual({ card_balance: '100.00', held_amount: '0.00', available_balance: '100.00' });
+    sandbox.simulate.decline(ws, card, { merchant_amount: '5.00', reason: 'other' });
+    expect(postings(sandbox, ws, 'risk_penalty')).toHaveLength(2);
+    // A fee larger than the wallet takes it below zero; a later hold is then refused with 402.
+    sandbox.simulate.decline(ws, card, { merchant_amount: '5.00', reason: 'risk_blocked', penalty_fee: '20000.00' });
+    expect(new Money(wallet().available).isNegative()).toBe(true);
+    expect(catchError(() => sandbox.cards.topup(ws, card, { amount: '10.00' }))).toMatchObject({ status: 402 });
+    expect(catchError(() => sandbox.simulate.decline(ws, card, { merchant_amount: '5.00', reason: 'other', penalty_fee: '0.00' }))).toMatchObject({ status: 422 });
+    expect(sandbox.admin.audit()).toEqual([]);
   });
 });
 

@@ -3,7 +3,7 @@ import { timeOrderedUuid } from './ids.js';
 import type { Context } from './context.js';
 import { FieldErrors, SandboxError, stateConflict } from './errors.js';
 import { recordEvent } from './events.js';
-import { accountBalance, parseTimeFilter, post, requireWorkspace } from './ledger.js';
+import { accountBalance, openWallet, parseTimeFilter, post, requireWorkspace } from './ledger.js';
 import { fmt, money, Money, parseRequestAmount } from './money.js';
 import { loadCard, openOrdersOfCard, setCard, type CardRow } from './orders.js';
 import { paginate, parsePageQuery, type PageQuery } from './pagination.js';
@@ -54,6 +54,11 @@ export interface DeclineInput {
   reason: DeclineReason;
   merchant?: MerchantInput;
   supplier_txn_id?: string;
+  /**
+   * A risk-engine penalty fee for this decline (`risk_penalty`, contract 2.11), in the card's currency: it leaves
+   * the wallet, which it may take below zero. Absent: nothing moves.
+   */
+  penalty_fee?: string;
 }
 
 /** Input of `simulate.capture`, `refund` and `chargeback`: an amount below the remaining one, with its merchant leg. */
@@ -518,11 +523,31 @@ export function createSimulateService(ctx: Context): SimulateService {
       if (!(DECLINE_REASONS as readonly unknown[]).includes(raw.reason)) errors.add('reason', `must be one of ${DECLINE_REASONS.join(', ')}`);
       const merchant = checkMerchant(errors, raw.merchant);
       const given = supplierId(raw.supplier_txn_id, errors);
+      const penalty = amountField(errors, 'penalty_fee', raw.penalty_fee, false);
+      if (penalty !== undefined && penalty.isZero()) errors.add('penalty_fee', 'must be greater than 0');
       errors.throwIfAny();
       return ctx.write(() => {
         requireWorkspace(ctx, workspaceId);
         const card = ownedCard(workspaceId, cardUuid);
-        return declineRow(card, { merchant_amount: fmt(attempted!), merchant_currency: raw.merchant_currency ?? card.currency }, raw.reason, merchant, newSupplierId(workspaceId, given));
+        const row = declineRow(card, { merchant_amount: fmt(attempted!), merchant_currency: raw.merchant_currency ?? card.currency }, raw.reason, merchant, newSupplierId(workspaceId, given));
+        if (penalty !== undefined) {
+          // D40: risk_penalty as the contract defines it, a fee per declined transaction taken from the wallet, with
+          // no balance check: "may push the wallet negative".
+          openWallet(ctx, workspaceId, card.currency);
+          post(ctx, {
+            workspaceId,
+            currency: card.currency,
+            reason: 'risk_penalty',
+            referenceType: 'Card',
+            referenceUuid: card.uuid,
+            description: `Risk-engine penalty fee for declined transaction ${row.uuid}`,
+            legs: [
+              { account: 'wallet.available', direction: 'debit', amount: penalty },
+              { account: 'platform.revenue', direction: 'credit', amount: penalty },
+            ],
+          });
+        }
+        return row;
       });
     },
 

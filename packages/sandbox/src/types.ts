@@ -86,8 +86,8 @@ export type CardDetail = SpecCardDetail;
 /** Order (section 2.7, D29). */
 export type Order = SpecOrder;
 
-/** The 202 body of a write (D8, D29); the sandbox always sends every optional field. */
-export type AcceptedOrder = SpecAcceptedOrder & Required<Pick<SpecAcceptedOrder, 'related_card_uuid' | 'related_card_id' | 'failure_reason'>>;
+/** The 202 body of a write (D8, D29); the sandbox always sends every optional field, `related_card_id` as the card's numeric id. */
+export type AcceptedOrder = SpecAcceptedOrder & { related_card_uuid: string | null; related_card_id: number | null; failure_reason: NonNullable<SpecAcceptedOrder['failure_reason']> | null };
 
 /** One currency of `GET /wallet` (section 2.8). */
 export type WalletBalance = SpecWalletBalance;

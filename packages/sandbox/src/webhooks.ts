@@ -164,7 +164,11 @@ export function disableEndpointRow(ctx: Context, endpointId: number, reason: 'ma
 export function enqueueDeliveries(ctx: Context, event: SandboxEvent): void {
   const targets = activeEndpoints(ctx, event.workspace_id).filter((e) => subscribes(e.events, event.event));
   if (targets.length === 0) return;
-  const body = JSON.stringify({ event: event.event, event_id: event.event_id, occurred_at: event.occurred_at, workspace_id: event.workspace_id, data: event.data });
+  // D13: card.issued.secrets may be sent as the contract's example shows it, without event_id and occurred_at.
+  const body =
+    event.event === 'card.issued.secrets' && ctx.options.cardSecretsEnvelope === 'example'
+      ? JSON.stringify({ event: event.event, workspace_id: event.workspace_id, data: event.data })
+      : JSON.stringify({ event: event.event, event_id: event.event_id, occurred_at: event.occurred_at, workspace_id: event.workspace_id, data: event.data });
   const now = ctx.nowIso();
   const insert = ctx.db.prepare(
     `INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event, body, status, attempts, next_attempt_at_ms, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,

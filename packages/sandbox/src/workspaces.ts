@@ -21,6 +21,9 @@ export interface CreateWorkspaceInput {
   status?: WorkspaceStatus;
   /** Subscription product codes; default `['developer']`. */
   subscriptions?: string[];
+  /** The account holder on file (D41), 1 to 50 characters each; default Ada Lovelace. */
+  holderFirstName?: string;
+  holderLastName?: string;
 }
 
 export interface CreateTokenInput {
@@ -32,6 +35,8 @@ export interface CreateTokenInput {
   rateLimitPerMinute?: number | null;
   /** Token prefix, `[a-z0-9]{1,16}`; default `sbx`. */
   prefix?: string;
+  /** Lifetime on the sandbox clock, 1 to 31,536,000 seconds (D18); absent or null = never expires. */
+  expiresInSeconds?: number | null;
 }
 
 /** A minted token. `token` is the only place the value ever appears; only its SHA-256 is stored. */
@@ -42,6 +47,8 @@ export interface CreatedToken {
   abilities: Ability[];
   ipAllowlist: string[];
   rateLimitPerMinute: number | null;
+  /** From this sandbox time on the token answers 401; null = never (D18). */
+  expires_at: string | null;
   created_at: string;
 }
 
@@ -84,6 +91,13 @@ export function createWorkspaceAdmin(ctx: Context): WorkspaceAdmin {
       if (!CURRENCY.test(currency)) errors.add('base_currency', 'must be a currency code such as USD');
       const status = input.status ?? 'active';
       if (!['active', 'frozen', 'deleted'].includes(status)) errors.add('status', 'must be active, frozen or deleted');
+      const holder = (field: string, value: string | undefined, fallback: string): string => {
+        if (value === undefined) return fallback;
+        if (typeof value !== 'string' || value.trim() === '' || value.length > 50) errors.add(field, 'must be 1 to 50 characters, not only spaces');
+        return String(value).trim();
+      };
+      const holderFirst = holder('holder_first_name', input.holderFirstName, 'Ada');
+      const holderLast = holder('holder_last_name', input.holderLastName, 'Lovelace');
       errors.throwIfAny();
       return ctx.write(() => {
         let slug = input.slug ?? slugify(input.name);
@@ -95,7 +109,11 @@ export function createWorkspaceAdmin(ctx: Context): WorkspaceAdmin {
           throw new SandboxError(422, 'validation.failed', `The slug ${slug} is taken.`, { slug: ['is already taken'] });
         }
         const now = ctx.nowIso();
-        const id = Number(ctx.db.prepare('INSERT INTO workspaces (slug, name, base_currency, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(slug, input.name.trim(), currency, status, now, now).lastInsertRowid);
+        const id = Number(
+          ctx.db
+            .prepare('INSERT INTO workspaces (slug, name, base_currency, status, holder_first_name, holder_last_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+            .run(slug, input.name.trim(), currency, status, holderFirst, holderLast, now, now).lastInsertRowid,
+        );
         for (const code of new Set(input.subscriptions ?? [DEVELOPER_PRODUCT])) ctx.db.prepare('INSERT INTO workspace_subscriptions (workspace_id, product_code) VALUES (?, ?)').run(id, code);
         openWallet(ctx, id, currency);
         return loadWorkspace(ctx, id)!;
@@ -131,6 +149,8 @@ export function createWorkspaceAdmin(ctx: Context): WorkspaceAdmin {
       if (limit !== null && (!Number.isSafeInteger(limit) || limit < 1)) errors.add('rate_limit_per_minute', 'must be a positive integer');
       const prefix = input.prefix ?? 'sbx';
       if (!/^[a-z0-9]{1,16}$/.test(prefix)) errors.add('prefix', 'must be 1 to 16 lowercase letters or digits');
+      const lifetime = input.expiresInSeconds ?? null;
+      if (lifetime !== null && (!Number.isSafeInteger(lifetime) || lifetime < 1 || lifetime > 31_536_000)) errors.add('expires_in_seconds', 'must be an integer from 1 to 31536000');
       errors.throwIfAny();
       return ctx.write(() => {
         requireWorkspace(ctx, workspaceId);
@@ -138,12 +158,13 @@ export function createWorkspaceAdmin(ctx: Context): WorkspaceAdmin {
         if (subscribed === undefined) throw new SandboxError(422, 'validation.failed', 'API tokens need the workspace to subscribe to the developer product.', { workspace: ['does not subscribe to the developer product'] });
         const token = mintTokenValue(prefix);
         const now = ctx.nowIso();
+        const expiresAt = lifetime === null ? null : new Date(ctx.nowMs() + lifetime * 1000).toISOString();
         const id = Number(
           ctx.db
-            .prepare('INSERT INTO api_tokens (workspace_id, name, prefix, token_hash, abilities, ip_allowlist, rate_limit_per_minute, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-            .run(workspaceId, input.name.trim(), prefix, hashToken(token), JSON.stringify(abilities), JSON.stringify(ipAllowlist), limit, now).lastInsertRowid,
+            .prepare('INSERT INTO api_tokens (workspace_id, name, prefix, token_hash, abilities, ip_allowlist, rate_limit_per_minute, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+            .run(workspaceId, input.name.trim(), prefix, hashToken(token), JSON.stringify(abilities), JSON.stringify(ipAllowlist), limit, expiresAt, now).lastInsertRowid,
         );
-        return { id, token, name: input.name.trim(), abilities, ipAllowlist, rateLimitPerMinute: limit, created_at: now };
+        return { id, token, name: input.name.trim(), abilities, ipAllowlist, rateLimitPerMinute: limit, expires_at: expiresAt, created_at: now };
       });
     },
 

@@ -4,9 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import type { CardApiHandlers } from './handlers.gen.js';
 import { componentSchemas, routes } from './routes.gen.js';
 import { type AuthResult, type CardApiOptions, createCardApiPlugin } from './runtime/index.js';
-import { openapiYaml } from './spec.gen.js';
+import { docsOutline, openapiYaml } from './spec.gen.js';
 
-const plugin = createCardApiPlugin({ title: 'Card Issuing Developer API', routes, schemas: [componentSchemas], openapiYaml });
+const plugin = createCardApiPlugin({ title: 'Card Issuing Developer API', routes, schemas: [componentSchemas], openapiYaml, outline: docsOutline });
 /** The plugin, typed for the `Auth` your `authenticate` returns. */
 export type CardApiPlugin<Auth extends AuthResult = AuthResult> = (instance: FastifyInstance, options: CardApiOptions<CardApiHandlers<Auth>, Auth>) => Promise<void>;
 /**

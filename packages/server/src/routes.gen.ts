@@ -18,7 +18,7 @@ export const componentSchemas: JsonSchema = {
         type: { $ref: 'card-api.json#/$defs/OrderType' },
         status: { $ref: 'card-api.json#/$defs/OrderStatus' },
         related_card_uuid: { type: ['string', 'null'], format: 'uuid' },
-        related_card_id: { type: ['string', 'null'], format: 'uuid' },
+        related_card_id: { anyOf: [{ type: 'integer' }, { type: 'string', format: 'uuid' }, { type: 'null' }] },
         held_amount: { $ref: 'card-api.json#/$defs/DecimalString' },
         currency: { $ref: 'card-api.json#/$defs/CurrencyCode' },
         created_at: { type: 'string', format: 'date-time' },
@@ -239,7 +239,17 @@ export const componentSchemas: JsonSchema = {
     },
     CardIssuedSecretsEvent: {
       allOf: [
-        { $ref: 'card-api.json#/$defs/EventEnvelope' },
+        {
+          type: 'object',
+          required: ['event', 'workspace_id', 'data'],
+          properties: {
+            event: { type: 'string' },
+            event_id: { type: 'integer' },
+            occurred_at: { type: 'string', format: 'date-time' },
+            workspace_id: { type: 'integer' },
+            data: {},
+          },
+        },
         {
           type: 'object',
           required: ['event', 'data'],
@@ -644,6 +654,7 @@ export const componentSchemas: JsonSchema = {
         data: {},
       },
     },
+    IdempotencyKey: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
     LedgerDirection: { type: 'string', enum: ['debit', 'credit'] },
     LedgerEntry: {
       type: 'object',
@@ -736,22 +747,13 @@ export const componentSchemas: JsonSchema = {
     NullableDecimalString: { type: ['string', 'null'], pattern: '^-?(0|[1-9][0-9]*)(\\.[0-9]{1,8})?$' },
     Order: {
       type: 'object',
-      required: [
-        'uuid',
-        'type',
-        'status',
-        'related_card_uuid',
-        'held_amount',
-        'currency',
-        'created_at',
-        'failure_reason',
-      ],
+      required: ['uuid', 'type', 'status', 'held_amount', 'currency', 'created_at', 'failure_reason'],
       properties: {
         uuid: { type: 'string', format: 'uuid' },
         type: { $ref: 'card-api.json#/$defs/OrderType' },
         status: { $ref: 'card-api.json#/$defs/OrderStatus' },
         related_card_uuid: { type: ['string', 'null'], format: 'uuid' },
-        related_card_id: { type: ['string', 'null'], format: 'uuid' },
+        related_card_id: { anyOf: [{ type: 'integer' }, { type: 'string', format: 'uuid' }, { type: 'null' }] },
         held_amount: { $ref: 'card-api.json#/$defs/DecimalString' },
         currency: { $ref: 'card-api.json#/$defs/CurrencyCode' },
         created_at: { type: 'string', format: 'date-time' },
@@ -941,9 +943,7 @@ export const routes: readonly RouteDefinition[] = [
       },
       headers: {
         type: 'object',
-        properties: {
-          'x-idempotency-key': { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
-        },
+        properties: { 'x-idempotency-key': { $ref: 'card-api.json#/$defs/IdempotencyKey' } },
       },
       body: { $ref: 'card-api.json#/$defs/CardActionRequest' },
       response: {
@@ -975,9 +975,7 @@ export const routes: readonly RouteDefinition[] = [
     schema: {
       headers: {
         type: 'object',
-        properties: {
-          'x-idempotency-key': { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
-        },
+        properties: { 'x-idempotency-key': { $ref: 'card-api.json#/$defs/IdempotencyKey' } },
       },
       body: { $ref: 'card-api.json#/$defs/CreateCardRequest' },
       response: {
@@ -1014,9 +1012,7 @@ export const routes: readonly RouteDefinition[] = [
       },
       headers: {
         type: 'object',
-        properties: {
-          'x-idempotency-key': { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
-        },
+        properties: { 'x-idempotency-key': { $ref: 'card-api.json#/$defs/IdempotencyKey' } },
       },
       body: { $ref: 'card-api.json#/$defs/CardActionRequest' },
       response: {
@@ -1360,9 +1356,7 @@ export const routes: readonly RouteDefinition[] = [
       },
       headers: {
         type: 'object',
-        properties: {
-          'x-idempotency-key': { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
-        },
+        properties: { 'x-idempotency-key': { $ref: 'card-api.json#/$defs/IdempotencyKey' } },
       },
       body: { $ref: 'card-api.json#/$defs/TopupCardRequest' },
       response: {
@@ -1400,9 +1394,7 @@ export const routes: readonly RouteDefinition[] = [
       },
       headers: {
         type: 'object',
-        properties: {
-          'x-idempotency-key': { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
-        },
+        properties: { 'x-idempotency-key': { $ref: 'card-api.json#/$defs/IdempotencyKey' } },
       },
       body: { $ref: 'card-api.json#/$defs/CardActionRequest' },
       response: {

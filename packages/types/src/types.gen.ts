@@ -44,10 +44,18 @@ export interface paths {
          *
          *     **Money effect:** the initial top-up plus the product's issue fee is held from the wallet at once and shown
          *     as `held_amount` on the order. On success the card receives `initial_topup_amount` and the fee goes to the
-         *     platform; on failure the held funds are released to the wallet.
+         *     platform; on failure the held funds are released to the wallet. (The contract also describes the issue fee
+         *     as "deducted from the initial top-up", which would hold `initial_topup_amount` and load the card with
+         *     `initial_topup_amount` - `card_issue_fixed`; this document follows the endpoint's own money effect, see D21.)
+         *
+         *     The card exists from acceptance, in `pending_issue`, and the order names it in `related_card_uuid` from the
+         *     `202` on; it becomes `active` when the order completes (`order.completed` carries its `card_uuid`) or
+         *     `issue_failed` when the order fails.
          *
          *     Answers `402 wallet.insufficient_balance` when the wallet cannot cover the hold, and `422` when the
-         *     amount is below the product's `min_initial_topup_amount` or the product is not available to the workspace.
+         *     amount is below the product's `min_initial_topup_amount`, the product is not available to the workspace,
+         *     a billing address is given for a product without `supports_custom_billing_address`, or the holder's name is
+         *     not the account holder's for a product without `supports_custom_holder_name`.
          */
         post: operations["createCard"];
         delete?: never;
@@ -132,7 +140,7 @@ export interface paths {
         /**
          * List the card's consumption bills
          * @description The merged purchase view: one bill per purchase, merging its authorization, capture, refund and reversal
-         *     rows (kept in `lines`). Display rules: show `authorized_amount` when status is `authorized`, and
+         *     rows, and its chargeback rows (kept in `lines`). Display rules: show `authorized_amount` when status is `authorized`, and
          *     `settled_amount` when status is `settled` or `refunded`; for `kind` = `decline` both `amount` and
          *     `settled_amount` are `0.00` and only the merchant leg is meaningful. Never sum `merchant_amount` across
          *     bills (mixed currencies). Paginated; default `per_page` 50.
@@ -440,6 +448,10 @@ export interface webhooks {
          *     (RSA-OAEP-256 key encryption, A256GCM content encryption) whose plaintext is the JSON object
          *     `{ pan, cvv, expiry_month, expiry_year }`; `key_fingerprint` names the public key used, so the receiver
          *     knows which private key decrypts it. This is the only place card secrets ever appear.
+         *
+         *     The contract's only example of this event has `event`, `workspace_id` and `data`, and calls the other
+         *     envelope fields unconfirmed: `event_id` and `occurred_at` may be absent here (the sandbox sends both).
+         *     Without `event_id`, deduplicate by `data.card_uuid`: a card is issued once.
          */
         post: operations["onCardIssuedSecrets"];
         delete?: never;
@@ -460,8 +472,10 @@ export interface webhooks {
         /**
          * A risk penalty was deducted
          * @description A confirmed-fraud ruling deducted `penalty_amount` from the card; `balance_after` is the card balance
-         *     that remains. The workspace did not initiate it and it appears in no transaction feed, so this event is
-         *     the only trace.
+         *     that remains. The workspace did not initiate it and it appears in no transaction feed - neither
+         *     `GET /cards/{uuid}/transactions` nor the ledger of `GET /transactions` has a row for it - so this event is
+         *     the only trace. (The ledger reason `risk_penalty` is another charge: a fee per declined transaction,
+         *     taken from the wallet.)
          */
         post: operations["onCardRiskPenaltyApplied"];
         delete?: never;
@@ -649,9 +663,9 @@ export interface webhooks {
         put?: never;
         /**
          * An order failed
-         * @description Any order reached `failed`. Held funds are already back in the wallet. `card_uuid` is null for a failed
-         *     `issue_card` order (the card never became the caller's; only `order.completed` names a new card) and
-         *     the card acted on otherwise. A failed `close_card` leaves the card `pending_close` (no spend resumes).
+         * @description Any order reached `failed`. Held funds are already back in the wallet. `card_uuid` is the card acted on;
+         *     for a failed `issue_card` order, the card it was issuing, now `issue_failed` (null only when no card was
+         *     ever created). A failed `close_card` leaves the card `pending_close` (no spend resumes).
          *     Resending the same idempotency key returns this failed order; a retry needs a new key.
          */
         post: operations["onOrderFailed"];
@@ -671,9 +685,9 @@ export interface components {
         Ability: "cards.read" | "cards.write" | "orders.read" | "wallet.read" | "transactions.read";
         /**
          * @description The Order in the `202` body of a write, just accepted (`status` `pending`). Its required fields are the
-         *     ones every accepted order has; `related_card_uuid` (null for an `issue_card` order, whose card is named
-         *     by `order.completed`), its older name `related_card_id`, and `failure_reason` (always null here) may be
-         *     absent, so a client must not require them. Read the full Order with `GET /orders/{uuid}`.
+         *     ones every accepted order has; `related_card_uuid` (the card acted on, or the new card of an `issue_card`
+         *     order), the contract example's `related_card_id`, and `failure_reason` (always null here) may be absent,
+         *     so a client must not require them. Read the full Order with `GET /orders/{uuid}`.
          */
         AcceptedOrder: {
             /** Format: date-time */
@@ -684,14 +698,13 @@ export interface components {
             /** @description Amount held from the wallet for this order (amount plus fees; 0.00 when nothing is held). */
             held_amount: components["schemas"]["DecimalString"];
             /**
-             * Format: uuid
              * @deprecated
-             * @description Same value as `related_card_uuid`; an older name that a 202 body may still carry. Read `related_card_uuid`.
+             * @description The name the contract's 202 example gives the related card (D8); the card's numeric id, as `card_id` of `card.issued.secrets`, or its uuid. Read `related_card_uuid`.
              */
-            related_card_id?: string | null;
+            related_card_id?: number | string | null;
             /**
              * Format: uuid
-             * @description The card the write acts on; null for an `issue_card` order.
+             * @description The card the write acts on; for an `issue_card` order, the new card (`pending_issue`).
              */
             related_card_uuid?: string | null;
             status: components["schemas"]["OrderStatus"];
@@ -860,8 +873,21 @@ export interface components {
             /** @description Compact JWE (RSA-OAEP-256 + A256GCM) of `{ pan, cvv, expiry_month, expiry_year }`, all strings (for example `"07"`, `"2029"`). */
             secrets_jwe: string;
         };
-        /** @description The `card.issued.secrets` event. */
-        CardIssuedSecretsEvent: components["schemas"]["EventEnvelope"] & {
+        /**
+         * @description The `card.issued.secrets` event. Its envelope is the only one the contract leaves unconfirmed (its example
+         *     has `event`, `workspace_id` and `data` only), so `event_id` and `occurred_at` are optional here.
+         */
+        CardIssuedSecretsEvent: {
+            /** @description The event-specific payload. */
+            data: unknown;
+            /** @description The event code. */
+            event: string;
+            /** @description Stable across redeliveries when present; deduplicate by `data.card_uuid` otherwise. */
+            event_id?: number;
+            /** Format: date-time */
+            occurred_at?: string;
+            workspace_id: number;
+        } & {
             data: components["schemas"]["CardIssuedSecretsData"];
             /** @constant */
             event: "card.issued.secrets";
@@ -903,12 +929,16 @@ export interface components {
             subscription_satisfied: boolean;
             /** @description Whether a custom billing address can be given. */
             supports_custom_billing_address: boolean;
-            /** @description Whether a custom cardholder name can be given. */
+            /**
+             * @description Whether a custom cardholder name can be given. When false, the product issues cards only in the name of
+             *     the workspace's account holder on file: `POST /cards` must name that holder, and any other name is a
+             *     `422 validation.failed` on `cardholder_first_name` and `cardholder_last_name`.
+             */
             supports_custom_holder_name: boolean;
         };
         /** @description A card product's fees, as decimal strings. */
         CardProductFees: {
-            /** @description One-time issuance fee, charged with the initial top-up. */
+            /** @description One-time issuance fee; deducted from the initial top-up (contract 2.1), and held on top of `initial_topup_amount` by `POST /cards` (its money effect, which this document follows; D21). */
             card_issue_fixed: components["schemas"]["DecimalString"];
             /** @description Fixed fee per later top-up. */
             topup_fixed: components["schemas"]["DecimalString"];
@@ -1030,9 +1060,12 @@ export interface components {
             event: "card.unfrozen";
         };
         /**
-         * @description One bill per purchase, merging its authorization, capture, refund and reversal rows. Show
-         *     `authorized_amount` when status is `authorized`, `settled_amount` when `settled` or `refunded`; for
-         *     `kind` = `decline` both `amount` and `settled_amount` are `0.00`.
+         * @description One bill per purchase, merging its authorization, capture, refund and reversal rows, and its chargeback
+         *     rows too: a chargeback on a purchase moves that purchase's bill to `chargeback_opened`, then
+         *     `chargeback_resolved` (its `kind` stays `purchase`, its lines gain the chargeback rows). A bill of `kind`
+         *     `chargeback` is a chargeback whose purchase has no other row. Show `authorized_amount` when status is
+         *     `authorized`, `settled_amount` when `settled` or `refunded`; for `kind` = `decline` both `amount` and
+         *     `settled_amount` are `0.00`.
          */
         ConsumptionBill: {
             /** @description Base amount. */
@@ -1089,7 +1122,7 @@ export interface components {
             card_product_id: number;
             /** @description 1 to 50 characters, not only spaces. */
             cardholder_first_name: string;
-            /** @description 1 to 50 characters, not only spaces. */
+            /** @description 1 to 50 characters, not only spaces. For a product without `supports_custom_holder_name`, both names must be the account holder's (D41). */
             cardholder_last_name: string;
             /** @description Decimal string; must meet the product's `min_initial_topup_amount`. */
             initial_topup_amount: components["schemas"]["AmountInput"];
@@ -1132,7 +1165,7 @@ export interface components {
          * @enum {string}
          */
         ErrorCode: "api.unauthenticated" | "api.workspace_inactive" | "api.ip_not_allowed" | "api.insufficient_ability" | "api.rate_limited" | "api.not_found" | "api.internal_error" | "wallet.insufficient_balance" | "card.not_found" | "order.not_found" | "card.state_conflict" | "idempotency.key_reused" | "validation.failed" | "card_product.unavailable";
-        /** @description The envelope of every webhook event. */
+        /** @description The envelope of every webhook event but `card.issued.secrets`, whose `event_id` and `occurred_at` may be absent (D13). */
         EventEnvelope: {
             /** @description The event-specific payload. */
             data: unknown;
@@ -1144,6 +1177,15 @@ export interface components {
             occurred_at: string;
             workspace_id: number;
         };
+        /**
+         * @description The `X-Idempotency-Key` of a write. Makes the write safe to retry: the same key within 24 hours returns the
+         *     same order, with no double charge, even after a failure (a failed order stays failed for its key; a retry
+         *     needs a new key). 1 to 255 visible ASCII characters; a UUID v4 is recommended. A key names one request of
+         *     the workspace: reusing it within 24 hours for a different request - another endpoint, another card or
+         *     another body - is a `409 idempotency.key_reused`.
+         * @example 5f0c6a1e-2b7d-4e8a-9c3f-1d2e3f4a5b6c
+         */
+        IdempotencyKey: string;
         /**
          * @description The side of a ledger row.
          * @enum {string}
@@ -1210,10 +1252,11 @@ export interface components {
         NullableDecimalString: string | null;
         /**
          * @description The asynchronous result of a write, as `GET /orders` and `GET /orders/{uuid}` return it. `failure_reason`
-         *     is null unless the order failed. `related_card_uuid` names the card the write acts on; for an
-         *     `issue_card` order it stays null until the order completes, because the new card's uuid is announced by
-         *     `order.completed` (the matching chain: idempotency key, then order `uuid`, then `card_uuid`), and it
-         *     stays null when the issue fails.
+         *     is null unless the order failed. `related_card_uuid` names the card the write acts on, the new card of an
+         *     `issue_card` order included (the card exists from acceptance, `pending_issue`, and ends `active` or
+         *     `issue_failed`). The contract's list of order-row fields does not name it, so a reader must not require
+         *     it; `order.completed` is where the matching chain (idempotency key, order `uuid`, `card_uuid`) is sure to
+         *     find the card.
          */
         Order: {
             /** Format: date-time */
@@ -1223,16 +1266,15 @@ export interface components {
             /** @description Amount held from the wallet for this order (amount plus fees; 0.00 when nothing is held). */
             held_amount: components["schemas"]["DecimalString"];
             /**
-             * Format: uuid
              * @deprecated
-             * @description Same value as `related_card_uuid`, under the older name of the contract's 202 example (D8); the sandbox does not send it in order reads. Read `related_card_uuid`.
+             * @description The contract's 202 example names a field `related_card_id` where the field list has `related_card_uuid` (D8). Every `*_id` of the contract is an integer (`card_id` of `card.issued.secrets`), so it is the card's numeric id there; a uuid is accepted too. Read `related_card_uuid`; the sandbox sends this only in a 202.
              */
-            related_card_id?: string | null;
+            related_card_id?: number | string | null;
             /**
              * Format: uuid
-             * @description The related card; null for an `issue_card` order until it completes (and for good when it fails).
+             * @description The related card: the card the write acts on, or the card an `issue_card` order issues. May be absent; null when no card is related.
              */
-            related_card_uuid: string | null;
+            related_card_uuid?: string | null;
             status: components["schemas"]["OrderStatus"];
             type: components["schemas"]["OrderType"];
             /**
@@ -1266,7 +1308,7 @@ export interface components {
         OrderFailedData: {
             /**
              * Format: uuid
-             * @description Null for a failed `issue_card` order; the card acted on otherwise.
+             * @description The card acted on; for `issue_card`, the card that is now `issue_failed`. Null when no card exists.
              */
             card_uuid: string | null;
             /** Format: date-time */
@@ -1620,14 +1662,35 @@ export interface components {
         /** @description Only items at or after this ISO 8601 time. */
         From: string;
         /**
-         * @description Makes the write safe to retry: the same key within 24 hours returns the same order, with no double charge,
-         *     even after a failure (a failed order stays failed for its key; a retry needs a new key). 1 to 255 visible
-         *     ASCII characters; a UUID v4 is recommended. A key names one request of the workspace: reusing it within
-         *     24 hours for a different request - another endpoint, another card or another body - is a
-         *     `409 idempotency.key_reused`.
+         * @description Makes this close safe to retry: the same key within 24 hours returns the same order, with no double charge.
+         *     A key names one request (schema `IdempotencyKey`): use a new one for every other write.
+         * @example c3d4e5f6-7a8b-4c9d-8e0f-2a3b4c5d6e7f
+         */
+        IdempotencyKeyClose: components["schemas"]["IdempotencyKey"];
+        /**
+         * @description Makes this freeze safe to retry: the same key within 24 hours returns the same order, with no double charge.
+         *     A key names one request (schema `IdempotencyKey`): use a new one for every other write.
+         * @example a1b2c3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d
+         */
+        IdempotencyKeyFreeze: components["schemas"]["IdempotencyKey"];
+        /**
+         * @description Makes this issue safe to retry: the same key within 24 hours returns the same order, with no double charge.
+         *     A key names one request (schema `IdempotencyKey`): use a new one for every other write.
          * @example 5f0c6a1e-2b7d-4e8a-9c3f-1d2e3f4a5b6c
          */
-        IdempotencyKey: string;
+        IdempotencyKeyIssue: components["schemas"]["IdempotencyKey"];
+        /**
+         * @description Makes this top-up safe to retry: the same key within 24 hours returns the same order, with no double charge.
+         *     A key names one request (schema `IdempotencyKey`): use a new one for every other write.
+         * @example 8d2e7b3f-4c1a-4f9b-a6d5-2e3f4a5b6c7d
+         */
+        IdempotencyKeyTopup: components["schemas"]["IdempotencyKey"];
+        /**
+         * @description Makes this unfreeze safe to retry: the same key within 24 hours returns the same order, with no double charge.
+         *     A key names one request (schema `IdempotencyKey`): use a new one for every other write.
+         * @example b2c3d4e5-6f7a-4b8c-9d0e-1f2a3b4c5d6e
+         */
+        IdempotencyKeyUnfreeze: components["schemas"]["IdempotencyKey"];
         /** @description The page to return, from 1 to 2^53-1 (the largest integer every JSON reader keeps exact); a page past the last is empty. */
         Page: number;
         /** @description Items per page, from 1 to 100; 50 when omitted. */
@@ -1659,9 +1722,9 @@ export interface components {
     headers: {
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
-        /** @description The per-minute request ceiling that applies to this token. Sent on every answer to an authenticated request, errors included (and on any other answer the rate limiter counted). */
+        /** @description The per-minute request ceiling that applies to this token (or to the caller's IP, when that one has less left). Sent on every answer to an authenticated request, errors included (and on any other answer the rate limiter counted), unless no ceiling applies at all; then neither this header nor `X-RateLimit-Remaining` is sent. */
         "X-RateLimit-Limit": number;
-        /** @description Requests left in the current minute. */
+        /** @description Requests left in the current minute; sent with `X-RateLimit-Limit`. */
         "X-RateLimit-Remaining": number;
         /** @description Unix time (seconds) at which the current window ends. */
         "X-RateLimit-Reset": number;
@@ -1812,14 +1875,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the write safe to retry: the same key within 24 hours returns the same order, with no double charge,
-                 *     even after a failure (a failed order stays failed for its key; a retry needs a new key). 1 to 255 visible
-                 *     ASCII characters; a UUID v4 is recommended. A key names one request of the workspace: reusing it within
-                 *     24 hours for a different request - another endpoint, another card or another body - is a
-                 *     `409 idempotency.key_reused`.
+                 * @description Makes this issue safe to retry: the same key within 24 hours returns the same order, with no double charge.
+                 *     A key names one request (schema `IdempotencyKey`): use a new one for every other write.
                  * @example 5f0c6a1e-2b7d-4e8a-9c3f-1d2e3f4a5b6c
                  */
-                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKeyIssue"];
             };
             path?: never;
             cookie?: never;
@@ -1897,14 +1957,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the write safe to retry: the same key within 24 hours returns the same order, with no double charge,
-                 *     even after a failure (a failed order stays failed for its key; a retry needs a new key). 1 to 255 visible
-                 *     ASCII characters; a UUID v4 is recommended. A key names one request of the workspace: reusing it within
-                 *     24 hours for a different request - another endpoint, another card or another body - is a
-                 *     `409 idempotency.key_reused`.
-                 * @example 5f0c6a1e-2b7d-4e8a-9c3f-1d2e3f4a5b6c
+                 * @description Makes this close safe to retry: the same key within 24 hours returns the same order, with no double charge.
+                 *     A key names one request (schema `IdempotencyKey`): use a new one for every other write.
+                 * @example c3d4e5f6-7a8b-4c9d-8e0f-2a3b4c5d6e7f
                  */
-                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKeyClose"];
             };
             path: {
                 /** @description The card's uuid (`card_uuid` of `order.completed`). */
@@ -1970,14 +2027,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the write safe to retry: the same key within 24 hours returns the same order, with no double charge,
-                 *     even after a failure (a failed order stays failed for its key; a retry needs a new key). 1 to 255 visible
-                 *     ASCII characters; a UUID v4 is recommended. A key names one request of the workspace: reusing it within
-                 *     24 hours for a different request - another endpoint, another card or another body - is a
-                 *     `409 idempotency.key_reused`.
-                 * @example 5f0c6a1e-2b7d-4e8a-9c3f-1d2e3f4a5b6c
+                 * @description Makes this freeze safe to retry: the same key within 24 hours returns the same order, with no double charge.
+                 *     A key names one request (schema `IdempotencyKey`): use a new one for every other write.
+                 * @example a1b2c3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d
                  */
-                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKeyFreeze"];
             };
             path: {
                 /** @description The card's uuid (`card_uuid` of `order.completed`). */
@@ -2002,14 +2056,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the write safe to retry: the same key within 24 hours returns the same order, with no double charge,
-                 *     even after a failure (a failed order stays failed for its key; a retry needs a new key). 1 to 255 visible
-                 *     ASCII characters; a UUID v4 is recommended. A key names one request of the workspace: reusing it within
-                 *     24 hours for a different request - another endpoint, another card or another body - is a
-                 *     `409 idempotency.key_reused`.
-                 * @example 5f0c6a1e-2b7d-4e8a-9c3f-1d2e3f4a5b6c
+                 * @description Makes this top-up safe to retry: the same key within 24 hours returns the same order, with no double charge.
+                 *     A key names one request (schema `IdempotencyKey`): use a new one for every other write.
+                 * @example 8d2e7b3f-4c1a-4f9b-a6d5-2e3f4a5b6c7d
                  */
-                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKeyTopup"];
             };
             path: {
                 /** @description The card's uuid (`card_uuid` of `order.completed`). */
@@ -2090,14 +2141,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the write safe to retry: the same key within 24 hours returns the same order, with no double charge,
-                 *     even after a failure (a failed order stays failed for its key; a retry needs a new key). 1 to 255 visible
-                 *     ASCII characters; a UUID v4 is recommended. A key names one request of the workspace: reusing it within
-                 *     24 hours for a different request - another endpoint, another card or another body - is a
-                 *     `409 idempotency.key_reused`.
-                 * @example 5f0c6a1e-2b7d-4e8a-9c3f-1d2e3f4a5b6c
+                 * @description Makes this unfreeze safe to retry: the same key within 24 hours returns the same order, with no double charge.
+                 *     A key names one request (schema `IdempotencyKey`): use a new one for every other write.
+                 * @example b2c3d4e5-6f7a-4b8c-9d0e-1f2a3b4c5d6e
                  */
-                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKeyUnfreeze"];
             };
             path: {
                 /** @description The card's uuid (`card_uuid` of `order.completed`). */
@@ -3012,7 +3060,7 @@ export interface operations {
                  *       "data": {
                  *         "order_uuid": "0c8f2d6a-71e4-4b3c-8a59-e6d1b2c3f4a5",
                  *         "type": "issue_card",
-                 *         "card_uuid": null,
+                 *         "card_uuid": "4a7d2b63-9e5f-4c8b-8d32-6f1a8e3c0b25",
                  *         "failure_reason": "business4xx",
                  *         "failed_at": "2026-11-20T10:05:00Z"
                  *       }
@@ -3032,9 +3080,9 @@ export interface operations {
 export type Ability = components['schemas']['Ability'];
 /**
  * The Order in the `202` body of a write, just accepted (`status` `pending`). Its required fields are the
- * ones every accepted order has; `related_card_uuid` (null for an `issue_card` order, whose card is named
- * by `order.completed`), its older name `related_card_id`, and `failure_reason` (always null here) may be
- * absent, so a client must not require them. Read the full Order with `GET /orders/{uuid}`.
+ * ones every accepted order has; `related_card_uuid` (the card acted on, or the new card of an `issue_card`
+ * order), the contract example's `related_card_id`, and `failure_reason` (always null here) may be absent,
+ * so a client must not require them. Read the full Order with `GET /orders/{uuid}`.
  */
 export type AcceptedOrder = components['schemas']['AcceptedOrder'];
 /** Who acted on the card. */
@@ -3078,7 +3126,10 @@ export type CardFrozenData = components['schemas']['CardFrozenData'];
 export type CardFrozenEvent = components['schemas']['CardFrozenEvent'];
 /** `data` of `card.issued.secrets`. */
 export type CardIssuedSecretsData = components['schemas']['CardIssuedSecretsData'];
-/** The `card.issued.secrets` event. */
+/**
+ * The `card.issued.secrets` event. Its envelope is the only one the contract leaves unconfirmed (its example
+ * has `event`, `workspace_id` and `data` only), so `event_id` and `occurred_at` are optional here.
+ */
 export type CardIssuedSecretsEvent = components['schemas']['CardIssuedSecretsEvent'];
 /** A page of card list rows. */
 export type CardPage = components['schemas']['CardPage'];
@@ -3121,9 +3172,12 @@ export type CardUnfrozenEvent = components['schemas']['CardUnfrozenEvent'];
 /** Who holds the card. */
 export type CardholderType = components['schemas']['CardholderType'];
 /**
- * One bill per purchase, merging its authorization, capture, refund and reversal rows. Show
- * `authorized_amount` when status is `authorized`, `settled_amount` when `settled` or `refunded`; for
- * `kind` = `decline` both `amount` and `settled_amount` are `0.00`.
+ * One bill per purchase, merging its authorization, capture, refund and reversal rows, and its chargeback
+ * rows too: a chargeback on a purchase moves that purchase's bill to `chargeback_opened`, then
+ * `chargeback_resolved` (its `kind` stays `purchase`, its lines gain the chargeback rows). A bill of `kind`
+ * `chargeback` is a chargeback whose purchase has no other row. Show `authorized_amount` when status is
+ * `authorized`, `settled_amount` when `settled` or `refunded`; for `kind` = `decline` both `amount` and
+ * `settled_amount` are `0.00`.
  */
 export type ConsumptionBill = components['schemas']['ConsumptionBill'];
 /** What a consumption bill represents. */
@@ -3144,8 +3198,16 @@ export type DeclineReason = components['schemas']['DeclineReason'];
 export type Error = components['schemas']['Error'];
 /** A namespaced error code; the HTTP status gives the class, the code the cause. */
 export type ErrorCode = components['schemas']['ErrorCode'];
-/** The envelope of every webhook event. */
+/** The envelope of every webhook event but `card.issued.secrets`, whose `event_id` and `occurred_at` may be absent (D13). */
 export type EventEnvelope = components['schemas']['EventEnvelope'];
+/**
+ * The `X-Idempotency-Key` of a write. Makes the write safe to retry: the same key within 24 hours returns the
+ * same order, with no double charge, even after a failure (a failed order stays failed for its key; a retry
+ * needs a new key). 1 to 255 visible ASCII characters; a UUID v4 is recommended. A key names one request of
+ * the workspace: reusing it within 24 hours for a different request - another endpoint, another card or
+ * another body - is a `409 idempotency.key_reused`.
+ */
+export type IdempotencyKey = components['schemas']['IdempotencyKey'];
 /** The side of a ledger row. */
 export type LedgerDirection = components['schemas']['LedgerDirection'];
 /** One row of the wallet's double-entry ledger. Rows of one movement share `txn_group_id`. */
@@ -3162,10 +3224,11 @@ export type MerchantSummary = components['schemas']['MerchantSummary'];
 export type NullableDecimalString = components['schemas']['NullableDecimalString'];
 /**
  * The asynchronous result of a write, as `GET /orders` and `GET /orders/{uuid}` return it. `failure_reason`
- * is null unless the order failed. `related_card_uuid` names the card the write acts on; for an
- * `issue_card` order it stays null until the order completes, because the new card's uuid is announced by
- * `order.completed` (the matching chain: idempotency key, then order `uuid`, then `card_uuid`), and it
- * stays null when the issue fails.
+ * is null unless the order failed. `related_card_uuid` names the card the write acts on, the new card of an
+ * `issue_card` order included (the card exists from acceptance, `pending_issue`, and ends `active` or
+ * `issue_failed`). The contract's list of order-row fields does not name it, so a reader must not require
+ * it; `order.completed` is where the matching chain (idempotency key, order `uuid`, `card_uuid`) is sure to
+ * find the card.
  */
 export type Order = components['schemas']['Order'];
 /** `data` of `order.completed`. */
@@ -3259,7 +3322,7 @@ export const ConsumptionBillKindValues = [
   'refund',
   /** A declined authorization; only the merchant leg is meaningful */
   'decline',
-  /** A chargeback */
+  /** A chargeback with no other row of its purchase (a chargeback on a known purchase joins its bill) */
   'chargeback',
   /** Anything else */
   'other',

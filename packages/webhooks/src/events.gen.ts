@@ -53,14 +53,20 @@ export interface EventMap {
    * (RSA-OAEP-256 key encryption, A256GCM content encryption) whose plaintext is the JSON object
    * `{ pan, cvv, expiry_month, expiry_year }`; `key_fingerprint` names the public key used, so the receiver
    * knows which private key decrypts it. This is the only place card secrets ever appear.
+   *
+   * The contract's only example of this event has `event`, `workspace_id` and `data`, and calls the other
+   * envelope fields unconfirmed: `event_id` and `occurred_at` may be absent here (the sandbox sends both).
+   * Without `event_id`, deduplicate by `data.card_uuid`: a card is issued once.
    */
   'card.issued.secrets': CardIssuedSecretsEvent;
   /**
    * A risk penalty was deducted
    *
    * A confirmed-fraud ruling deducted `penalty_amount` from the card; `balance_after` is the card balance
-   * that remains. The workspace did not initiate it and it appears in no transaction feed, so this event is
-   * the only trace.
+   * that remains. The workspace did not initiate it and it appears in no transaction feed - neither
+   * `GET /cards/{uuid}/transactions` nor the ledger of `GET /transactions` has a row for it - so this event is
+   * the only trace. (The ledger reason `risk_penalty` is another charge: a fee per declined transaction,
+   * taken from the wallet.)
    */
   'card.risk.penalty_applied': CardRiskPenaltyAppliedEvent;
   /**
@@ -122,9 +128,9 @@ export interface EventMap {
   /**
    * An order failed
    *
-   * Any order reached `failed`. Held funds are already back in the wallet. `card_uuid` is null for a failed
-   * `issue_card` order (the card never became the caller's; only `order.completed` names a new card) and
-   * the card acted on otherwise. A failed `close_card` leaves the card `pending_close` (no spend resumes).
+   * Any order reached `failed`. Held funds are already back in the wallet. `card_uuid` is the card acted on;
+   * for a failed `issue_card` order, the card it was issuing, now `issue_failed` (null only when no card was
+   * ever created). A failed `close_card` leaves the card `pending_close` (no spend resumes).
    * Resending the same idempotency key returns this failed order; a retry needs a new key.
    */
   'order.failed': OrderFailedEvent;

@@ -310,7 +310,7 @@ export const eventFixtures = {
     "data": {
       "order_uuid": "0c8f2d6a-71e4-4b3c-8a59-e6d1b2c3f4a5",
       "type": "issue_card",
-      "card_uuid": null,
+      "card_uuid": "4a7d2b63-9e5f-4c8b-8d32-6f1a8e3c0b25",
       "failure_reason": "business4xx",
       "failed_at": "2026-11-20T10:05:00Z"
     }

@@ -3,7 +3,7 @@
 import { constructEvent as verifyGeneric, createWebhookHandler as createHandler, type ConstructEventOptions, type RawBody, type WebhookHandler, type WebhookHandlerOptions, type WebhookSecrets } from './runtime/index.js';
 import { EVENT_NAMES, type CardApiEvent } from './events.gen.js';
 export * from './events.gen.js';
-export { signPayload, parseSignatureHeader, WebhookVerificationError, createMemoryDedupeStore, type ConstructEventOptions, type DedupeClaim, type DedupeStore, type EventForPattern, type EventPattern, type MemoryDedupeOptions, type OrderEvent, type OrderEventSource, type ParsedSignatureHeader, type RawBody, type WebhookHandler, type WebhookHandlerOptions, type WebhookEvent, type WebhookResult, type WebhookSecrets, type WebhookVerificationReason } from './runtime/index.js';
+export { signPayload, parseSignatureHeader, WebhookVerificationError, createMemoryDedupeStore, dedupeKey, type ConstructEventOptions, type DedupeClaim, type DedupeKey, type DedupeStore, type EventForPattern, type EventPattern, type MemoryDedupeOptions, type OrderEvent, type OrderEventSource, type ParsedSignatureHeader, type RawBody, type WebhookHandler, type WebhookHandlerOptions, type WebhookEvent, type WebhookResult, type WebhookSecrets, type WebhookVerificationReason } from './runtime/index.js';
 /** Options of {@link createWebhookHandler}: the event catalogue is the spec's, so only codes outside it reach `onUnknownEvent`. */
 export type CardApiWebhookHandlerOptions = Omit<WebhookHandlerOptions<CardApiEvent>, 'knownEvents'>;
 /**

@@ -3,7 +3,7 @@
 import { constructEventAsync as verifyGeneric, createWebhookHandler as createHandler, type ConstructEventOptions, type RawBody, type WebhookHandler, type WebhookHandlerOptions, type WebhookSecrets } from './runtime/web.js';
 import { EVENT_NAMES, type CardApiEvent } from './events.gen.js';
 export * from './events.gen.js';
-export { signPayloadAsync, toFetchHandler, parseSignatureHeader, WebhookVerificationError, createMemoryDedupeStore, type ConstructEventOptions, type DedupeClaim, type DedupeStore, type EventForPattern, type EventPattern, type MemoryDedupeOptions, type OrderEvent, type OrderEventSource, type ParsedSignatureHeader, type RawBody, type WebhookHandler, type WebhookHandlerOptions, type WebhookEvent, type WebhookResult, type WebhookSecrets, type WebhookVerificationReason } from './runtime/web.js';
+export { signPayloadAsync, toFetchHandler, parseSignatureHeader, WebhookVerificationError, createMemoryDedupeStore, dedupeKey, type ConstructEventOptions, type DedupeClaim, type DedupeKey, type DedupeStore, type EventForPattern, type EventPattern, type MemoryDedupeOptions, type OrderEvent, type OrderEventSource, type ParsedSignatureHeader, type RawBody, type WebhookHandler, type WebhookHandlerOptions, type WebhookEvent, type WebhookResult, type WebhookSecrets, type WebhookVerificationReason } from './runtime/web.js';
 /** Options of {@link createWebhookHandler}: the event catalogue is the spec's, so only codes outside it reach `onUnknownEvent`. */
 export type CardApiWebhookHandlerOptions = Omit<WebhookHandlerOptions<CardApiEvent>, 'knownEvents'>;
 /**

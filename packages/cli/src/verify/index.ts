@@ -122,7 +122,14 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
     let flow: FlowResult | null = null;
     if (options.allowWrites) {
       log('verify: write flow (issue, idempotency, top-up, freeze, unfreeze, close)');
-      flow = await runWriteFlow(ctx, { pollIntervalMs: options.pollIntervalMs ?? 2000, orderTimeoutMs: options.orderTimeoutMs ?? 60_000, closeTimeoutMs: options.closeTimeoutMs ?? 120_000 });
+      const orderTimeoutMs = options.orderTimeoutMs ?? 60_000;
+      const listening = receiver;
+      flow = await runWriteFlow(ctx, {
+        pollIntervalMs: options.pollIntervalMs ?? 2000,
+        orderTimeoutMs,
+        closeTimeoutMs: options.closeTimeoutMs ?? 120_000,
+        ...(listening ? { completedCard: (uuid: string) => listening.completedCard(uuid, orderTimeoutMs, run.signal) } : {}),
+      });
     }
     log('verify: lists, pagination, reads by uuid');
     await runReadChecks(ctx);

@@ -5,7 +5,7 @@
  * delivery of the first event once: the contract says any non-2xx answer is retried.
  */
 import { createServer, type Server } from 'node:http';
-import { createWebhookHandler } from '@card-api/webhooks';
+import { createWebhookHandler, dedupeKey, type DedupeKey } from '@card-api/webhooks';
 import { decryptCardSecrets, publicKeyFingerprint } from '@card-api/webhooks/secrets';
 import { canonicalJson, jsonDeeperThan, sleep, type Json, type VerifyContext } from './context.js';
 import { DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from './http.js';
@@ -45,8 +45,8 @@ const MAX_DELIVERIES = 10_000;
 
 export class WebhookReceiver {
   readonly deliveries: Delivery[] = [];
-  /** The event_id refused once to provoke a redelivery, if any. */
-  refusedEventId: number | null = null;
+  /** The event refused once to provoke a redelivery, by {@link eventKey}, if any. */
+  refusedEventId: DedupeKey | null = null;
   readonly #server: Server;
   readonly #options: ReceiverOptions;
   #tick = 0;
@@ -87,7 +87,7 @@ export class WebhookReceiver {
           const event = verified ? ((result as { event: Json }).event ?? null) : null;
           let answered: number = verified ? 200 : result.status;
           if (verified && event && this.#options.provokeRedelivery !== false && this.refusedEventId === null && this.deliveries.every((d) => !d.verified)) {
-            this.refusedEventId = Number(event.event_id);
+            this.refusedEventId = eventKey(event);
             answered = 503;
           }
           this.deliveries.push({
@@ -127,16 +127,24 @@ export class WebhookReceiver {
     });
   }
 
-  /** Verified events, in arrival order (first delivery only per event_id). */
+  /** Verified events, in arrival order (first delivery only per event). */
   events(): Json[] {
-    const seen = new Set<number>();
+    const seen = new Set<DedupeKey>();
     const out: Json[] = [];
     for (const d of this.deliveries) {
-      if (!d.verified || !d.event || seen.has(d.event.event_id)) continue;
-      seen.add(d.event.event_id);
+      if (!d.verified || !d.event || seen.has(eventKey(d.event))) continue;
+      seen.add(eventKey(d.event));
       out.push(d.event);
     }
     return out;
+  }
+
+  /** `card_uuid` of the `order.completed` of `orderUuid`, waiting up to `timeoutMs` for it; null when none came. */
+  async completedCard(orderUuid: string, timeoutMs: number, signal?: AbortSignal): Promise<string | null> {
+    const find = () => this.events().find((e) => e.event === 'order.completed' && e.data?.order_uuid === orderUuid);
+    await this.waitUntil(() => find() !== undefined, timeoutMs, signal);
+    const card = find()?.data?.card_uuid;
+    return typeof card === 'string' ? card : null;
   }
 
   /** Waits until `done()` holds or the timeout passes; true when it holds. Rejects with the signal's reason when it aborts. */
@@ -165,7 +173,13 @@ export class WebhookReceiver {
   }
 }
 
-const evId = (e: Json) => `event_id ${e.event_id} (${e.event})`;
+/**
+ * Which event a delivery carries: its `event_id`, or, for an event without one (`card.issued.secrets` may lack it,
+ * D13), the business key the webhook library deduplicates it by (D38).
+ */
+const eventKey = (e: Json): DedupeKey => dedupeKey(e) ?? `${String(e.event)}:${canonicalJson(e.data)}`;
+
+const evId = (e: Json) => (typeof e.event_id === 'number' ? `event_id ${e.event_id} (${e.event})` : `${e.event} ${String(eventKey(e))}`);
 
 /** Emission order: occurred_at, then event_id. */
 const before = (a: Json, b: Json): boolean => {
@@ -197,7 +211,7 @@ export async function runWebhookChecks(ctx: VerifyContext, receiver: WebhookRece
       if (options.privateKeyPem) expected.push(['card.issued.secrets', forCard('card.issued.secrets')]);
     }
   }
-  const redelivered = () => receiver.refusedEventId === null || receiver.deliveries.filter((d) => d.verified && d.event?.event_id === receiver.refusedEventId).length > 1;
+  const redelivered = () => receiver.refusedEventId === null || receiver.deliveries.filter((d) => d.verified && d.event && eventKey(d.event) === receiver.refusedEventId).length > 1;
   const allArrived = () => expected.every(([, match]) => receiver.events().some(match)) && redelivered();
   ctx.log(`verify: waiting up to ${options.waitMs / 1000} s for ${expected.length} expected event(s)${receiver.refusedEventId !== null ? ' and a redelivery' : ''}`);
   await receiver.waitUntil(allArrived, options.waitMs, ctx.signal);
@@ -217,26 +231,33 @@ export async function runWebhookChecks(ctx: VerifyContext, receiver: WebhookRece
   for (const e of receiver.events()) {
     checks.expect('webhook.schema', spec.validator.webhookErrors(e).slice(0, 8).map((p) => `${evId(e)}: ${p}`), evId(e), [evId(e)]);
   }
-  // One event_id per event.
+  // One event_id per event (events without one are judged by the bytes check alone).
   const byId = new Map<number, Set<string>>();
   const byContent = new Map<string, Set<number>>();
   for (const d of verified) {
+    const id = d.event!.event_id;
+    if (typeof id !== 'number') continue;
     const content = canonicalJson({ event: d.event!.event, occurred_at: d.event!.occurred_at, data: d.event!.data });
-    (byId.get(d.event!.event_id) ?? byId.set(d.event!.event_id, new Set()).get(d.event!.event_id)!).add(content);
-    (byContent.get(content) ?? byContent.set(content, new Set()).get(content)!).add(d.event!.event_id);
+    (byId.get(id) ?? byId.set(id, new Set()).get(id)!).add(content);
+    (byContent.get(content) ?? byContent.set(content, new Set()).get(content)!).add(id);
   }
   for (const [id, contents] of byId) checks.expect('webhook.event-id', contents.size > 1 ? [`event_id ${id} names ${contents.size} different events`] : [], `event_id ${id}`, [`event_id ${id}`]);
   for (const ids of byContent.values()) if (ids.size > 1) checks.fail('webhook.event-id', `one event arrived under event_ids ${[...ids].join(', ')}`, [...ids].map((i) => `event_id ${i}`));
   // Redeliveries carry the same bytes.
-  const rawById = new Map<number, Buffer[]>();
-  for (const d of verified) (rawById.get(d.event!.event_id) ?? rawById.set(d.event!.event_id, []).get(d.event!.event_id)!).push(d.raw);
-  for (const [id, raws] of rawById) {
+  const rawById = new Map<DedupeKey, Buffer[]>();
+  for (const d of verified) {
+    const key = eventKey(d.event!);
+    (rawById.get(key) ?? rawById.set(key, []).get(key)!).push(d.raw);
+  }
+  for (const [key, raws] of rawById) {
     if (raws.length < 2) continue;
+    const id = typeof key === 'number' ? `event_id ${key}` : key;
     const same = raws.every((r) => r.equals(raws[0]!));
-    checks.expect('webhook.redelivery-bytes', same ? [] : [`event_id ${id}: ${raws.length} deliveries, not byte-identical`], `event_id ${id}: ${raws.length} identical deliveries`, [`event_id ${id}`]);
+    checks.expect('webhook.redelivery-bytes', same ? [] : [`${id}: ${raws.length} deliveries, not byte-identical`], `${id}: ${raws.length} identical deliveries`, [id]);
   }
   if (receiver.refusedEventId !== null && !redelivered()) {
-    checks.fail('webhook.redelivery-bytes', `event_id ${receiver.refusedEventId} was answered 503 and not redelivered within ${options.waitMs / 1000} s`, [`event_id ${receiver.refusedEventId}`]);
+    const id = typeof receiver.refusedEventId === 'number' ? `event_id ${receiver.refusedEventId}` : receiver.refusedEventId;
+    checks.fail('webhook.redelivery-bytes', `${id} was answered 503 and not redelivered within ${options.waitMs / 1000} s`, [id]);
   }
   checks.skip('webhook.redelivery-bytes', 'no event was delivered twice (the redelivery probe is off or no event arrived)');
 

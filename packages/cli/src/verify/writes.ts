@@ -65,6 +65,11 @@ export interface WriteOptions {
   orderTimeoutMs: number;
   /** Longest wait for close stage 2, in ms; after it the stage-2 check is skipped (the contract allows days). */
   closeTimeoutMs: number;
+  /**
+   * `card_uuid` of the `order.completed` of an order, when a webhook receiver runs: where the contract announces a
+   * new card. Asked only when the order reads do not name it (`related_card_uuid` is optional, D29).
+   */
+  completedCard?: (orderUuid: string) => Promise<string | null>;
 }
 
 const TERMINAL = ['completed', 'failed'];
@@ -164,15 +169,20 @@ export async function runWriteFlow(ctx: VerifyContext, options: WriteOptions): P
   const issued = await awaitOrder(issue.flowOrder, [], issue.evidence);
   const completeProblems: string[] = [];
   if (!issued || issued.status !== 'completed') completeProblems.push(`order ${issue.flowOrder.uuid} ${issued ? `ended ${issued.status}` : 'did not end in time'}`);
-  else if (typeof issued.related_card_uuid !== 'string') completeProblems.push(`the completed order ${issue.flowOrder.uuid} has no related_card_uuid`);
   else {
-    result.cardUuid = issued.related_card_uuid;
-    const card = await getCard(issued.related_card_uuid);
-    issue.evidence.push(evidenceOf(card));
-    if (card.status !== 200) completeProblems.push(`GET the new card answered ${card.status}`);
+    // D29: the order need not name its card; the 202 may, and order.completed does.
+    const named = [issued.related_card_uuid, issue.order?.related_card_uuid].find((u): u is string => typeof u === 'string');
+    const cardUuid = named ?? (await options.completedCard?.(issue.flowOrder.uuid)) ?? null;
+    if (cardUuid === null) completeProblems.push(`order ${issue.flowOrder.uuid} names no card (no related_card_uuid${options.completedCard ? ', and no order.completed with card_uuid arrived' : '; run with a webhook receiver to take it from order.completed'})`);
     else {
-      result.card = card.body?.data ?? null;
-      if (result.card?.status !== 'active') completeProblems.push(`the new card is ${result.card?.status}, expected active (D17)`);
+      result.cardUuid = cardUuid;
+      const card = await getCard(cardUuid);
+      issue.evidence.push(evidenceOf(card));
+      if (card.status !== 200) completeProblems.push(`GET the new card answered ${card.status}`);
+      else {
+        result.card = card.body?.data ?? null;
+        if (result.card?.status !== 'active') completeProblems.push(`the new card is ${result.card?.status}, expected active (D17)`);
+      }
     }
   }
   checks.expect('write.issue-completes', completeProblems, `card ${result.cardUuid ?? '?'} active`, issue.evidence);

@@ -113,7 +113,8 @@ export function isTerminalOrderStatus(status: string): boolean {
 
 /**
  * The card an order relates to: `related_card_uuid`, else the `related_card_id` that some 202
- * bodies carry instead (D8), else `null`.
+ * bodies carry instead (D8) when it is a uuid (it may also be the card's numeric id, which names no
+ * card in this API), else `null`.
  *
  * @example
  * ```ts
@@ -123,9 +124,10 @@ export function isTerminalOrderStatus(status: string): boolean {
  */
 export function orderCardUuid(order: {
   related_card_uuid?: string | null | undefined;
-  related_card_id?: string | null | undefined;
+  related_card_id?: number | string | null | undefined;
 }): string | null {
-  return order.related_card_uuid ?? order.related_card_id ?? null;
+  if (typeof order.related_card_uuid === 'string') return order.related_card_uuid;
+  return typeof order.related_card_id === 'string' ? order.related_card_id : null;
 }
 
 /** Rejects as soon as the signal aborts, even if `get` ignores it. */

@@ -179,6 +179,12 @@ export interface SandboxControlHandlers<Auth extends AuthResult = AuthResult> {
    */
   simulateReversal: OperationHandler<operations['simulateReversal'], 201, Auth>;
   /**
+   * `PATCH /sandbox/card-products/{id}`: Choose how a product charges its issue fee.
+   *
+   * Ability: any valid token. Success: 200. Documented errors: 401, 404, 422.
+   */
+  updateCardProduct: OperationHandler<operations['updateCardProduct'], 200, Auth>;
+  /**
    * `PATCH /sandbox/webhook-endpoints/{endpoint_id}`: Change a webhook endpoint.
    *
    * Ability: any valid token. Success: 200. Documented errors: 401, 404, 422.

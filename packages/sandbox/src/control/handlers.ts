@@ -47,6 +47,7 @@ function tokenBody(created: CreatedToken): Schemas['CreatedToken'] {
     abilities: [...created.abilities],
     ip_allowlist: [...created.ipAllowlist],
     rate_limit_per_minute: created.rateLimitPerMinute,
+    expires_at: created.expires_at,
     created_at: created.created_at,
   };
 }
@@ -91,6 +92,8 @@ export function controlHandlers(sandbox: Sandbox): SandboxControlHandlers<Contro
           name: body.name,
           ...(body.slug !== undefined ? { slug: body.slug } : {}),
           ...(body.base_currency !== undefined ? { baseCurrency: body.base_currency } : {}),
+          ...(body.holder_first_name !== undefined ? { holderFirstName: body.holder_first_name } : {}),
+          ...(body.holder_last_name !== undefined ? { holderLastName: body.holder_last_name } : {}),
         });
         if (body.initial_deposit !== undefined) sandbox.admin.deposit(workspace.id, { amount: body.initial_deposit, description: 'Sandbox initial deposit' });
         const token = sandbox.admin.createToken(workspace.id, { name: `${workspace.name} token`, abilities: [...ABILITIES] });
@@ -108,6 +111,7 @@ export function controlHandlers(sandbox: Sandbox): SandboxControlHandlers<Contro
           abilities: [...body.abilities],
           ...(body.ip_allowlist !== undefined ? { ipAllowlist: [...body.ip_allowlist] } : {}),
           ...(body.rate_limit_per_minute !== undefined ? { rateLimitPerMinute: body.rate_limit_per_minute } : {}),
+          ...(body.expires_in_seconds !== undefined ? { expiresInSeconds: body.expires_in_seconds } : {}),
         });
         return { status: 201, body: { data: tokenBody(token) } };
       }),
@@ -127,6 +131,8 @@ export function controlHandlers(sandbox: Sandbox): SandboxControlHandlers<Contro
         });
         return { status: 201, body: { data: wallet } };
       }),
+
+    updateCardProduct: ({ params, body }) => ({ data: domain(() => sandbox.admin.setIssueFeeMode(params.id, body.issue_fee)) }),
 
     listWebhookEndpoints: ({ auth }) => ({ data: domain(() => sandbox.webhooks.listEndpoints(ws(auth))).map(endpointBody) }),
 

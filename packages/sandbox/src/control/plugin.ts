@@ -10,14 +10,14 @@ import type { Sandbox } from '../sandbox.js';
 import type { SandboxControlHandlers } from './handlers.gen.js';
 import { controlAuthenticate, controlHandlers, type ControlAuth } from './handlers.js';
 import { componentSchemas, routes } from './routes.gen.js';
-import { openapiYaml } from './spec.gen.js';
+import { docsOutline, openapiYaml } from './spec.gen.js';
 
 /** Where the control API lives on the sandbox's origin. */
 export const CONTROL_PREFIX = '/sandbox';
 
 const TITLE = 'Card Issuing Sandbox Control API';
 const DOCS_ROUTES = ['/openapi.yaml', '/docs', '/docs/init.js', '/docs/:asset'].map((url) => ({ method: 'GET', url: `${CONTROL_PREFIX}${url}` }));
-const plugin = createCardApiPlugin({ title: TITLE, routes, schemas: [componentSchemas], openapiYaml });
+const plugin = createCardApiPlugin({ title: TITLE, routes, schemas: [componentSchemas], openapiYaml, outline: docsOutline });
 
 /** Options of the generic control plugin, for a host that brings its own handlers. */
 export type SandboxControlOptions = CardApiOptions<SandboxControlHandlers<ControlAuth>, ControlAuth>;
@@ -42,7 +42,7 @@ export async function registerSandboxControl(app: FastifyInstance, sandbox: Sand
   await app.register(
     async (instance) => {
       // The served document names this server (its paths already start with /sandbox), for "Try it out".
-      registerDocs(instance, { title: TITLE, openapiYaml, serverUrl: requestOrigin });
+      registerDocs(instance, { title: TITLE, openapiYaml, outline: docsOutline, serverUrl: requestOrigin });
       // Unknown paths and methods under /sandbox: 404 `api.not_found` with `X-Request-Id` and, for a known path,
       // `Allow` (D36); errors of those requests and of the docs routes get the same D2 shape.
       const fallbacks = createFallbacks([...routes.map((route) => ({ method: route.method, url: route.url })), ...DOCS_ROUTES]);

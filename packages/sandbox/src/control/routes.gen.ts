@@ -180,6 +180,7 @@ export const componentSchemas: JsonSchema = {
         },
         ip_allowlist: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 64 } },
         rate_limit_per_minute: { type: ['integer', 'null'], minimum: 1, maximum: 100000 },
+        expires_in_seconds: { type: ['integer', 'null'], minimum: 1, maximum: 31536000 },
       },
     },
     CreateWebhookEndpointRequest: {
@@ -206,6 +207,8 @@ export const componentSchemas: JsonSchema = {
         slug: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,47}$' },
         base_currency: { $ref: 'sandbox-control.json#/$defs/CurrencyCode' },
         initial_deposit: { $ref: 'sandbox-control.json#/$defs/PositiveAmountInput' },
+        holder_first_name: { type: 'string', minLength: 1, maxLength: 50 },
+        holder_last_name: { type: 'string', minLength: 1, maxLength: 50 },
       },
     },
     CreatedToken: {
@@ -217,6 +220,7 @@ export const componentSchemas: JsonSchema = {
         'abilities',
         'ip_allowlist',
         'rate_limit_per_minute',
+        'expires_at',
         'created_at',
       ],
       properties: {
@@ -226,6 +230,7 @@ export const componentSchemas: JsonSchema = {
         abilities: { type: 'array', items: { $ref: 'sandbox-control.json#/$defs/Ability' } },
         ip_allowlist: { type: 'array', items: { type: 'string' } },
         rate_limit_per_minute: { type: ['integer', 'null'] },
+        expires_at: { type: ['string', 'null'], format: 'date-time' },
         created_at: { type: 'string', format: 'date-time' },
       },
     },
@@ -266,6 +271,7 @@ export const componentSchemas: JsonSchema = {
         reason: { $ref: 'sandbox-control.json#/$defs/DeclineReason' },
         merchant: { $ref: 'sandbox-control.json#/$defs/MerchantInput' },
         supplier_txn_id: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7E]+$' },
+        penalty_fee: { $ref: 'sandbox-control.json#/$defs/PositiveAmountInput' },
       },
     },
     DeliveryStatus: { type: 'string', enum: ['pending', 'sending', 'succeeded', 'failed', 'cancelled'] },
@@ -318,6 +324,7 @@ export const componentSchemas: JsonSchema = {
         'card_product.unavailable',
       ],
     },
+    IssueFeeMode: { type: 'string', enum: ['on_top', 'deducted'] },
     Merchant: {
       allOf: [
         { $ref: 'sandbox-control.json#/$defs/MerchantSummary' },
@@ -519,12 +526,23 @@ export const componentSchemas: JsonSchema = {
     },
     Workspace: {
       type: 'object',
-      required: ['id', 'slug', 'name', 'base_currency', 'status', 'created_at'],
+      required: [
+        'id',
+        'slug',
+        'name',
+        'base_currency',
+        'status',
+        'holder_first_name',
+        'holder_last_name',
+        'created_at',
+      ],
       properties: {
         id: { type: 'integer' },
         slug: { type: 'string' },
         name: { type: 'string' },
         base_currency: { $ref: 'sandbox-control.json#/$defs/CurrencyCode' },
+        holder_first_name: { type: 'string' },
+        holder_last_name: { type: 'string' },
         status: { type: 'string', enum: ['active', 'frozen', 'deleted'] },
         created_at: { type: 'string', format: 'date-time' },
       },
@@ -1335,6 +1353,47 @@ export const routes: readonly RouteDefinition[] = [
         401: { $ref: 'sandbox-control.json#/$defs/Error' },
         404: { $ref: 'sandbox-control.json#/$defs/Error' },
         409: { $ref: 'sandbox-control.json#/$defs/Error' },
+        422: { $ref: 'sandbox-control.json#/$defs/Error' },
+      },
+    },
+  },
+  {
+    operationId: 'updateCardProduct',
+    method: 'PATCH',
+    path: '/sandbox/card-products/{id}',
+    url: '/sandbox/card-products/:id',
+    abilities: [[]],
+    idempotencyHeader: null,
+    successStatus: 200,
+    async: false,
+    commaSeparatedQuery: [],
+    bodyRequired: true,
+    schema: {
+      params: { type: 'object', properties: { id: { type: 'integer', minimum: 1 } }, required: ['id'] },
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['issue_fee'],
+        properties: { issue_fee: { $ref: 'sandbox-control.json#/$defs/IssueFeeMode' } },
+      },
+      response: {
+        200: {
+          type: 'object',
+          required: ['data'],
+          properties: {
+            data: {
+              type: 'object',
+              required: ['id', 'code', 'issue_fee'],
+              properties: {
+                id: { type: 'integer' },
+                code: { type: 'string' },
+                issue_fee: { $ref: 'sandbox-control.json#/$defs/IssueFeeMode' },
+              },
+            },
+          },
+        },
+        401: { $ref: 'sandbox-control.json#/$defs/Error' },
+        404: { $ref: 'sandbox-control.json#/$defs/Error' },
         422: { $ref: 'sandbox-control.json#/$defs/Error' },
       },
     },

@@ -17,7 +17,7 @@ export {
   type RateLimitRequest,
 } from './rate-limit.js';
 export { createSchemaValidators, splitCommaSeparated, toFieldErrors, type RequestPart, type SchemaValidators, type Validator } from './validation.js';
-export { docsPage, registerDocs, requestOrigin, withServerUrl, type DocsOptions } from './docs.js';
+export { docsInitScript, docsPage, registerDocs, requestOrigin, withServerUrl, type DocsOptions, type DocsOutline } from './docs.js';
 export { createFallbacks, type FallbackRoute, type Fallbacks } from './fallbacks.js';
 export {
   CARD_API_MAX_PARAM_LENGTH,

@@ -190,6 +190,19 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
     // answered below as a 422 that names the expected type instead of a confusing schema error.
     instance.removeContentTypeParser('text/plain');
 
+    // Zero bytes are no body, whatever the Content-Type, on an operation whose body is optional: generated
+    // clients (orval's `freezeCard(uuid)`) send `Content-Type: application/json` with an empty body when the
+    // caller passes none. Fastify's own parser refuses that as invalid JSON; everything else goes to it unchanged
+    // (same prototype-poisoning settings as the app), so a non-empty invalid body is still the documented 422.
+    const config = instance.initialConfig as { onProtoPoisoning?: 'error' | 'remove' | 'ignore'; onConstructorPoisoning?: 'error' | 'remove' | 'ignore' };
+    const parseJson = instance.getDefaultJsonParser(config.onProtoPoisoning ?? 'error', config.onConstructorPoisoning ?? 'error');
+    instance.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      // parseAs 'string': Fastify hands the body over as text (its types admit a Buffer for any parser).
+      const text = body as string;
+      if (text.length === 0 && stateOf(request)?.route?.bodyRequired === false) return done(null, undefined);
+      return parseJson(request, text, done);
+    });
+
     // A callback hook: it runs on every request and has nothing to await.
     instance.addHook('onRequest', (request, reply, done) => {
       const id = makeId(request);
@@ -239,7 +252,7 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
 
     if (notFoundOn) instance.setNotFoundHandler(fallbacks.notFound);
 
-    if (docsOn) registerDocs(instance, { title: api.title, openapiYaml: api.openapiYaml, ...(typeof options.docs === 'object' ? options.docs : {}) });
+    if (docsOn) registerDocs(instance, { title: api.title, openapiYaml: api.openapiYaml, outline: api.outline, ...(typeof options.docs === 'object' ? options.docs : {}) });
 
     for (const route of api.routes) {
       const handler = handlers[route.operationId] as RuntimeHandler;

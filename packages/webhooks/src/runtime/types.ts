@@ -1,12 +1,14 @@
 // Copied by gen-card-api from templates/webhooks/types.ts. Do not edit: change the template and run the generator.
 /**
  * The envelope every event shares (contract section 6.1). Generated code narrows it to the
- * `CardApiEvent` union; the runtime only relies on these fields.
+ * `CardApiEvent` union; the runtime only relies on these fields. `event_id` and `occurred_at` may be absent:
+ * the contract leaves them unconfirmed on `card.issued.secrets` (D13), which is then deduplicated by its
+ * business uuid (D38).
  */
 export type WebhookEvent = {
   event: string;
-  event_id: number;
-  occurred_at: string;
+  event_id?: number;
+  occurred_at?: string;
   workspace_id: number;
   data: unknown;
 };
