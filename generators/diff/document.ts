@@ -197,7 +197,7 @@ class Reader {
 
   content(node: unknown, where: string): Map<string, Media> {
     const out = new Map<string, Media>();
-    if (node === undefined) return out;
+    if (node === undefined || node === null) return out;
     if (!isObject(node)) {
       this.fail(where, '`content` must be an object of media types');
       return out;
@@ -215,7 +215,7 @@ class Reader {
   params(lists: Array<{ node: unknown; at: string }>): Map<string, Param> {
     const out = new Map<string, Param>();
     for (const list of lists) {
-      if (list.node === undefined) continue;
+      if (list.node === undefined || list.node === null) continue;
       if (!Array.isArray(list.node)) {
         this.fail(list.at, '`parameters` must be a list');
         continue;
@@ -293,7 +293,7 @@ class Reader {
   operation(route: string, method: string, node: JsonObject, where: string, pathParams: unknown, itemAt: string): Op {
     const operationId = typeof node.operationId === 'string' ? node.operationId : null;
     const responses = new Map<string, Resp>();
-    if (node.responses !== undefined && !isObject(node.responses)) this.fail(`${where}/responses`, '`responses` must be an object of status codes');
+    if (node.responses !== undefined && node.responses !== null && !isObject(node.responses)) this.fail(`${where}/responses`, '`responses` must be an object of status codes');
     else if (isObject(node.responses)) {
       for (const [status, raw] of Object.entries(node.responses)) {
         const r = this.response(status, raw, `${where}/responses/${token(status)}`);

@@ -60,7 +60,8 @@ export function compareContent(ctx: Context, scope: Scope, polarity: Polarity, b
       if (h.size > 0 && polarity !== 'webhook') ctx.collector.add(`${side}-media-type-removed`, scope, { base: bm.at, head: where.head, field: type }, `media type ${type} no longer ${side === 'request' ? 'accepted' : 'offered'}`);
       continue;
     }
-    if (bm.schema && hm.schema) compareRoot(ctx, scope, polarity, bm.schema, hm.schema, '', seen, typeName);
+    // A media type without a schema takes anything: adding one constrains it, removing one frees it.
+    if (bm.schema || hm.schema) compareRoot(ctx, scope, polarity, bm.schema ?? { node: {}, at: bm.at }, hm.schema ?? { node: {}, at: hm.at }, '', seen, typeName);
     compareExamples(ctx, scope, bm, hm);
   }
   if (b.size > 0 && polarity !== 'webhook') {
@@ -262,26 +263,32 @@ function firstSuccess(op: Op): Resp | undefined {
 
 export function compareOperations(ctx: Context): void {
   const { base, head, collector } = ctx;
+  const route = (op: Op) => `${op.method} ${pathShape(op.path)}`;
+  const headByRoute = new Map(head.operations.map((op) => [route(op), op]));
   const headById = new Map(head.operations.filter((op) => op.operationId).map((op) => [op.operationId!, op]));
-  const headByRoute = new Map(head.operations.map((op) => [`${op.method} ${pathShape(op.path)}`, op]));
-  const baseIds = new Set(base.operations.map((op) => op.operationId).filter((id) => id !== null));
   const matchedHead = new Set<Op>();
   const pairs: Array<[Op, Op]> = [];
+  const unmatched: Op[] = [];
+  // What a client calls is the method and path: that pairs operations first; an id that moved pairs the rest.
   for (const b of base.operations) {
-    const byId = b.operationId ? headById.get(b.operationId) : undefined;
-    const byRoute = headByRoute.get(`${b.method} ${pathShape(b.path)}`);
+    const h = headByRoute.get(route(b));
+    if (h && !matchedHead.has(h)) {
+      pairs.push([b, h]);
+      matchedHead.add(h);
+    } else unmatched.push(b);
+  }
+  for (const b of unmatched) {
+    const h = b.operationId ? headById.get(b.operationId) : undefined;
     const scope: Scope = { operation: b.key, endpoint: endpoint(b), touches: operationTouches(b) };
-    if (byId && !matchedHead.has(byId)) {
-      pairs.push([b, byId]);
-      matchedHead.add(byId);
-    } else if (byRoute && !matchedHead.has(byRoute) && !(byRoute.operationId && baseIds.has(byRoute.operationId))) {
-      pairs.push([b, byRoute]);
-      matchedHead.add(byRoute);
-      if (b.operationId && byRoute.operationId && b.operationId !== byRoute.operationId) {
-        collector.add('operation-id-changed', scope, { base: `${b.pointer}/operationId`, head: `${byRoute.pointer}/operationId` }, `operationId ${b.operationId} → ${byRoute.operationId}${base.toolkit ? ` (generated \`operations['${b.operationId}']\` is renamed)` : ''}`, base.toolkit ? [`operations['${b.operationId}']`] : []);
-      }
-    } else {
-      collector.add('operation-removed', scope, { base: b.pointer, head: null }, `${endpoint(b)}${b.operationId ? ` (${b.operationId})` : ''} removed`);
+    if (h && !matchedHead.has(h)) {
+      pairs.push([b, h]);
+      matchedHead.add(h);
+    } else collector.add('operation-removed', scope, { base: b.pointer, head: null }, `${endpoint(b)}${b.operationId ? ` (${b.operationId})` : ''} removed`);
+  }
+  for (const [b, h] of pairs) {
+    if (b.operationId && h.operationId && b.operationId !== h.operationId) {
+      const scope: Scope = { operation: b.key, endpoint: endpoint(b), touches: operationTouches(b) };
+      collector.add('operation-id-changed', scope, { base: `${b.pointer}/operationId`, head: `${h.pointer}/operationId` }, `operationId ${b.operationId} → ${h.operationId}${base.toolkit ? ` (generated \`operations['${b.operationId}']\` is renamed)` : ''}`, base.toolkit ? [`operations['${b.operationId}']`] : []);
     }
   }
   for (const h of head.operations) {

@@ -1,0 +1,229 @@
+/**
+ * An outside corpus: oasdiff's own base/revision pairs (test/fixtures/oasdiff, with its license and SOURCE.md), each
+ * with the verdict oasdiff's checker tests expect, run through our diff. The judgement compared is "breaking or
+ * not" (the highest level oasdiff's tests expect for the pair against the highest level we report; component-schema
+ * additions and removals and example checks, which oasdiff's tests do not cover, are left out). A pair where we
+ * disagree names its reason; every reason is documented in docs/diff-checks.md ("Where we disagree with oasdiff"),
+ * and `known-miss` marks a misclassification of ours not yet fixed, listed there too.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { diffModels } from '../../generators/diff/index.js';
+import { loadOpenApiDocument } from '../../generators/model/load.js';
+import { ROOT } from './helpers.js';
+
+type Verdict = 'breaking' | 'warning' | 'info' | 'none';
+type Reason = 'security' | 'sunset' | 'one-rule' | 'stricter' | 'policy-warning' | 'webhook' | 'optional-removed' | 'anyof-added' | 'known-miss';
+/** [base, revision, oasdiff's verdict, the oasdiff test it comes from, our verdict where we disagree, why]. */
+type Row = [string, string, Verdict, string, Verdict?, Reason?];
+
+const DATA = path.join(ROOT, 'test/fixtures/oasdiff/data');
+const RANK: Record<Verdict, number> = { none: 0, info: 1, warning: 2, breaking: 3 };
+const NAMES: Verdict[] = ['none', 'info', 'warning', 'breaking'];
+const LEFT_OUT = new Set(['type-added', 'type-removed', 'example-no-longer-valid']);
+
+const ROWS: Row[] = [
+  ['additional-properties/base.yaml', 'additional-properties/revision.yaml', 'breaking', 'TestResponseAdditionalPropertyTypeChangedCheck'],
+  ['additional-properties/embedded-base.yaml', 'additional-properties/embedded-revision.yaml', 'breaking', 'TestResponseEmbeddedAdditionalPropertyTypeChangedCheck'],
+  ['attributes/base.yaml', 'attributes/revision.yaml', 'none', 'TestBreaking_Attributes', 'breaking', 'one-rule'],
+  ['attributes/revision.yaml', 'attributes/base.yaml', 'none', 'TestBreaking_AttributesReverse', 'breaking', 'one-rule'],
+  ['checker/add_new_media_type_base.yaml', 'checker/add_new_media_type_revision.yaml', 'info', 'TestAddNewMediaType'],
+  ['checker/add_new_media_type_revision.yaml', 'checker/add_new_media_type_base.yaml', 'breaking', 'TestDeleteNewMediaType'],
+  ['checker/additional_properties_traversal_base.yaml', 'checker/additional_properties_traversal_revision.yaml', 'breaking', 'TestAdditionalPropertiesTraversalDeletedRequiredProperty'],
+  ['checker/additional_properties_traversal_revision.yaml', 'checker/additional_properties_traversal_base.yaml', 'info', 'TestAdditionalPropertiesTraversalAddedRequiredProperty'],
+  ['checker/api_security_added_base.yaml', 'checker/api_security_added_revision.yaml', 'info', 'TestAPISecurityAdded', 'breaking', 'security'],
+  ['checker/api_security_added_revision.yaml', 'checker/api_security_added_base.yaml', 'info', 'TestAPISecurityDeleted'],
+  ['checker/api_security_global_added_base.yaml', 'checker/api_security_global_added_revision.yaml', 'info', 'TestAPIGlobalSecurityyAdded', 'breaking', 'security'],
+  ['checker/api_security_global_added_revision.yaml', 'checker/api_security_global_added_base.yaml', 'info', 'TestAPIGlobalSecurityyDeleted'],
+  ['checker/api_security_updated_base.yaml', 'checker/api_security_updated_revision.yaml', 'info', 'TestAPISecurityScopeRemoved'],
+  ['checker/api_security_updated_revision.yaml', 'checker/api_security_updated_base.yaml', 'info', 'TestAPISecurityScopeAdded', 'breaking', 'security'],
+  ['checker/common_request_parameter_max_items_updated_revision.yaml', 'checker/common_request_parameter_max_items_updated_base.yaml', 'none', 'TestBreaking_RequestParameterMaxItemsWithoutFlatten', 'breaking', 'one-rule'],
+  ['checker/component_security_updated_base.yaml', 'checker/component_security_updated_revision.yaml', 'info', 'TestComponentSecurityAdded'],
+  ['checker/component_security_updated_revision.yaml', 'checker/component_security_updated_base.yaml', 'info', 'TestComponentSecurityRemoved'],
+  ['checker/exclusive_min_max_base.yaml', 'checker/exclusive_min_max_revision.yaml', 'breaking', 'TestRequestParameterExclusiveMinIncreased'],
+  ['checker/exclusive_min_max_revision.yaml', 'checker/exclusive_min_max_base.yaml', 'info', 'TestRequestPropertyExclusiveMinDecreased'],
+  ['checker/exclusive_min_max_set_base.yaml', 'checker/exclusive_min_max_set_revision.yaml', 'warning', 'TestRequestParameterExclusiveMinSet', 'breaking', 'stricter'],
+  ['checker/not_base.yaml', 'checker/not_revision.yaml', 'breaking', 'TestNotSubSchemaTraversalModifiedProperty', 'none', 'optional-removed'],
+  ['checker/request_body_any_of_media_type_base.yaml', 'checker/request_body_any_of_media_type_revision.yaml', 'breaking', 'TestRequestBodyAnyOfMultiMediaTypeDetails', 'none', 'known-miss'],
+  ['checker/request_body_const_changed_base.yaml', 'checker/request_body_const_changed_revision.yaml', 'breaking', 'TestRequestBodyConstChanged'],
+  ['checker/request_body_max_length_set_base.yaml', 'checker/request_body_max_length_set_revision.yaml', 'warning', 'TestRequestBodyMaxLengthSetCheck', 'breaking', 'stricter'],
+  ['checker/request_body_max_set_base.yaml', 'checker/request_body_max_set_revision.yaml', 'warning', 'TestRequestBodyMaxSetCheck', 'breaking', 'stricter'],
+  ['checker/request_body_media_type_updated_base.yaml', 'checker/request_body_media_type_updated_revision.yaml', 'info', 'TestRequestBodyMediaTypeAdded'],
+  ['checker/request_body_media_type_updated_revision.yaml', 'checker/request_body_media_type_updated_base.yaml', 'breaking', 'TestBreaking_RequestBodyMediaTypeRemoved'],
+  ['checker/request_body_nullable_31_base.yaml', 'checker/request_body_nullable_31_revision.yaml', 'breaking', 'TestRequestBodyBecameNullable31'],
+  ['checker/request_body_removed_base.yaml', 'checker/request_body_removed_revision.yaml', 'breaking', 'TestRequestBodyRemoved', 'warning', 'policy-warning'],
+  ['checker/request_param_multitype_to_array_31_base.yaml', 'checker/request_param_multitype_to_array_31_revision.yaml', 'info', 'TestRequestQueryParamMultiTypeToFormExplodeArraySafe', 'breaking', 'known-miss'],
+  ['checker/request_param_multitype_to_array_31_base.yaml', 'checker/request_param_multitype_to_array_integer_31_revision.yaml', 'breaking', 'TestRequestQueryParamWideningToNarrowerItemTypeStillBreaking'],
+  ['checker/request_param_multitype_to_array_31_base.yaml', 'checker/request_param_multitype_to_constrained_array_31_revision.yaml', 'breaking', 'TestRequestQueryParamMultiTypeToConstrainedArrayBreaking'],
+  ['checker/request_param_scalar_to_constrained_array_31_base.yaml', 'checker/request_param_scalar_to_constrained_array_31_revision.yaml', 'breaking', 'TestRequestQueryParamScalarToConstrainedArrayBreaking'],
+  ['checker/request_parameter_array_max_items_base.yaml', 'checker/request_parameter_array_max_items_revision.yaml', 'breaking', 'TestRequestParameterArrayMaxItemsDecreased'],
+  ['checker/request_parameter_became_enum_base.yaml', 'checker/request_parameter_became_enum_revision.yaml', 'breaking', 'TestRequestParameterBecameEnum'],
+  ['checker/request_parameter_enum_value_updated_base.yaml', 'checker/request_parameter_enum_value_updated_revision.yaml', 'breaking', 'TestRequestParameterEnumValueRemovedCheck'],
+  ['checker/request_parameter_enum_value_updated_revision.yaml', 'checker/request_parameter_enum_value_updated_base.yaml', 'info', 'TestRequestParameterEnumValueAddedCheck'],
+  ['checker/request_parameter_max_items_updated_base.yaml', 'checker/request_parameter_max_items_updated_revision.yaml', 'info', 'TestRequestParameterMaxItemsIncreased'],
+  ['checker/request_parameter_max_items_updated_revision.yaml', 'checker/request_parameter_max_items_updated_base.yaml', 'breaking', 'TestRequestParameterMaxItemsDecreased'],
+  ['checker/request_parameter_max_length_set_base.yaml', 'checker/request_parameter_max_length_set_revision.yaml', 'warning', 'TestRequestParameterMaxLengthSetCheck', 'breaking', 'stricter'],
+  ['checker/request_parameter_max_length_updated_base.yaml', 'checker/request_parameter_max_length_updated_revision.yaml', 'info', 'TestRequestParameterMaxLengthIncreasedCheck'],
+  ['checker/request_parameter_max_length_updated_revision.yaml', 'checker/request_parameter_max_length_updated_base.yaml', 'breaking', 'TestRequestParameterMaxLengthDecreasedCheck'],
+  ['checker/request_parameter_max_updated_base.yaml', 'checker/request_parameter_max_updated_revision.yaml', 'info', 'TestRequestParameterMaxIncreased'],
+  ['checker/request_parameter_max_updated_revision.yaml', 'checker/request_parameter_max_updated_base.yaml', 'breaking', 'TestRequestParameterMaxDecreased'],
+  ['checker/request_parameter_min_increased_base.yaml', 'checker/request_parameter_min_increased_revision.yaml', 'breaking', 'TestRequestParameterMinIncreased'],
+  ['checker/request_parameter_min_increased_revision.yaml', 'checker/request_parameter_min_increased_base.yaml', 'info', 'TestRequestParameterMinDecreased'],
+  ['checker/request_parameter_min_items_increased_base.yaml', 'checker/request_parameter_min_items_increased_revision.yaml', 'breaking', 'TestRequestParameterMinItemsIncreased'],
+  ['checker/request_parameter_min_items_increased_revision.yaml', 'checker/request_parameter_min_items_increased_base.yaml', 'info', 'TestRequestParameterMinItemsDecreased'],
+  ['checker/request_parameter_min_length_increased_base.yaml', 'checker/request_parameter_min_length_increased_revision.yaml', 'breaking', 'TestRequestParameterMinLengthIncreasedCheck'],
+  ['checker/request_parameter_min_length_increased_revision.yaml', 'checker/request_parameter_min_length_increased_base.yaml', 'info', 'TestRequestParameterMinLengthDecreasedCheck'],
+  ['checker/request_parameter_pattern_added_or_changed_base.yaml', 'checker/request_parameter_pattern_added_or_changed_revision.yaml', 'info', 'TestRequestParameterPatternRemoved'],
+  ['checker/request_parameter_pattern_added_or_changed_revision.yaml', 'checker/request_parameter_pattern_added_or_changed_base.yaml', 'breaking', 'TestRequestParameterPatternAdded'],
+  ['checker/request_parameter_property_enum_value_updated_base.yaml', 'checker/request_parameter_property_enum_value_updated_revision.yaml', 'breaking', 'TestRequestParameterPropertyEnumValueRemovedCheck'],
+  ['checker/request_parameter_property_enum_value_updated_revision.yaml', 'checker/request_parameter_property_enum_value_updated_base.yaml', 'info', 'TestRequestParameterPropertyEnumValueAddedCheck'],
+  ['checker/request_parameter_property_type_changed_base_int.yaml', 'checker/request_parameter_property_type_changed_base_num.yaml', 'info', 'TestBreaking_ReqQueryParamTypeIntegerToNumber'],
+  ['checker/request_parameter_property_type_changed_base_num.yaml', 'checker/request_parameter_property_type_changed_revision.yaml', 'warning', 'TestBreaking_ReqQueryParamTypeNumberToString', 'breaking', 'stricter'],
+  ['checker/request_parameter_property_type_changed_revision.yaml', 'checker/request_parameter_property_type_changed_base_num.yaml', 'breaking', 'TestBreaking_ReqQueryParamTypeStringToNumber'],
+  ['checker/request_property_added_base.yaml', 'checker/request_property_added_revision.yaml', 'breaking', 'TestRequiredRequestPropertyAdded'],
+  ['checker/request_property_added_base.yaml', 'checker/request_property_added_revision2.yaml', 'breaking', 'TestRequiredRequestPropertiesAdded'],
+  ['checker/request_property_added_base.yaml', 'checker/request_property_added_with_default.yaml', 'breaking', 'TestRequiredRequestPropertyAddedWithDefault'],
+  ['checker/request_property_added_revision.yaml', 'checker/request_property_added_base.yaml', 'warning', 'TestRequiredRequestPropertyRemoved'],
+  ['checker/request_property_any_of_added_base.yaml', 'checker/request_property_any_of_added_revision.yaml', 'info', 'TestRequestPropertyAnyOfAdded'],
+  ['checker/request_property_any_of_ref_inline_enum_base.yaml', 'checker/request_property_any_of_ref_inline_enum_revision.yaml', 'breaking', 'TestRequestPropertyAnyOfInlineEnumRefactorToRef', 'none', 'known-miss'],
+  ['checker/request_property_any_of_removed_base.yaml', 'checker/request_property_any_of_removed_revision.yaml', 'breaking', 'TestBreaking_RequestPropertyAnyOfRemoved'],
+  ['checker/request_property_became_nullable_31_base.yaml', 'checker/request_property_became_nullable_31_revision.yaml', 'breaking', 'TestRequestPropertyBecameNullable31'],
+  ['checker/request_property_became_nullable_base.yaml', 'checker/request_property_became_nullable_revision.yaml', 'info', 'TestRequestPropertyBecameNullable'],
+  ['checker/request_property_discriminator_added_base.yaml', 'checker/request_property_discriminator_added_revision.yaml', 'info', 'TestRequestDiscriminatorUpdatedCheckAdded'],
+  ['checker/request_property_discriminator_added_revision.yaml', 'checker/request_property_discriminator_added_base.yaml', 'info', 'TestRequestDiscriminatorUpdatedCheckRemoved'],
+  ['checker/request_property_discriminator_added_revision.yaml', 'checker/request_property_discriminator_added_property_name_changed.yaml', 'info', 'TestRequestDiscriminatorUpdatedCheckPropertyNameChanging'],
+  ['checker/request_property_discriminator_added_revision.yaml', 'checker/request_property_discriminator_mapping_changed.yaml', 'info', 'TestRequestDiscriminatorUpdatedCheckMappingChanging'],
+  ['checker/request_property_max_length_set_base.yaml', 'checker/request_property_max_length_set_revision.yaml', 'warning', 'TestRequestPropertyMaxLengthSetCheck', 'breaking', 'stricter'],
+  ['checker/request_property_max_set_base.yaml', 'checker/request_property_max_set_revision.yaml', 'warning', 'TestRequestPropertyMaxSetCheck', 'breaking', 'stricter'],
+  ['checker/request_property_min_increased_base.yaml', 'checker/request_property_min_increased_revision.yaml', 'breaking', 'TestRequestPropertyMinIncreasedCheck'],
+  ['checker/request_property_min_increased_revision.yaml', 'checker/request_property_min_increased_base.yaml', 'info', 'TestRequestPropertyMinDecreasedCheck'],
+  ['checker/request_property_min_items_increased_base.yaml', 'checker/request_property_min_items_increased_revision.yaml', 'breaking', 'TestRequestBodyMinItemsIncreased'],
+  ['checker/request_property_min_items_increased_revision.yaml', 'checker/request_property_min_items_increased_base.yaml', 'none', 'TestRequestBodyMinItemsDecreased'],
+  ['checker/request_property_one_of_added_base.yaml', 'checker/request_property_one_of_added_revision.yaml', 'info', 'TestRequestPropertyOneOfAdded'],
+  ['checker/request_property_one_of_removed_base.yaml', 'checker/request_property_one_of_removed_revision.yaml', 'breaking', 'TestBreaking_RequestPropertyOneOfRemoved'],
+  ['checker/request_property_one_of_wrapped_base.yaml', 'checker/request_property_one_of_wrapped_revision.yaml', 'breaking', 'TestRequestPropertyOneOfWrappingIsBreaking', 'info', 'optional-removed'],
+  ['checker/request_property_pattern_added_or_changed_base.yaml', 'checker/request_property_pattern_added_or_changed_revision.yaml', 'info', 'TestRequestPropertyPatternRemoved'],
+  ['checker/request_property_pattern_added_or_changed_revision.yaml', 'checker/request_property_pattern_added_or_changed_base.yaml', 'breaking', 'TestRequestPropertyPatternAdded'],
+  ['checker/request_property_type_changed_base.yaml', 'checker/request_property_type_changed_revision.yaml', 'breaking', 'TestRequestPropertyTypeChangedCheck'],
+  ['checker/request_property_type_changed_base_array_to_object.yaml', 'checker/request_property_type_changed_revision_array_to_object.yaml', 'breaking', 'TestRequestBodyAndPropertyTypesChangedCheckArrayToObject'],
+  ['checker/request_property_type_changed_revision_array_to_object.yaml', 'checker/request_property_type_changed_base_array_to_object.yaml', 'breaking', 'TestRequestBodyAndPropertyTypesChangedCheckObjectToArray'],
+  ['checker/request_xml_type_compatible_base.yaml', 'checker/request_xml_type_compatible_revision.yaml', 'info', 'TestRequestBodyTypeLooselyTypedCompatible', 'breaking', 'known-miss'],
+  ['checker/response_min_decreased_base.yaml', 'checker/response_min_decreased_revision.yaml', 'breaking', 'TestResponseBodyMinDecreased', 'warning', 'policy-warning'],
+  ['checker/response_optional_property_removed_base.yaml', 'checker/response_optional_property_removed_revision.yaml', 'warning', 'TestResponseOptionalPropertyUpdatedCheck', 'breaking', 'optional-removed'],
+  ['checker/response_optional_property_removed_revision.yaml', 'checker/response_optional_property_removed_base.yaml', 'info', 'TestResponseOptionalPropertyAddedCheck'],
+  ['checker/response_property_any_of_added_base.yaml', 'checker/response_property_any_of_added_revision.yaml', 'info', 'TestResponsePropertyAnyOfAdded', 'breaking', 'anyof-added'],
+  ['checker/response_property_any_of_complex_base.yaml', 'checker/response_property_any_of_complex_revision.yaml', 'breaking', 'TestResponsePropertyAnyOfModified'],
+  ['checker/response_property_any_of_removed_base.yaml', 'checker/response_property_any_of_removed_revision.yaml', 'info', 'TestResponsePropertyAnyOfRemoved'],
+  ['checker/response_property_became_optional_base.yaml', 'checker/response_property_became_optional_revision.yaml', 'breaking', 'TestResponsePropertyBecameOptionalCheck'],
+  ['checker/response_property_became_optional_revision.yaml', 'checker/response_property_became_optional_base.yaml', 'info', 'TestResponsePropertyBecameRequiredlCheck'],
+  ['checker/response_property_const_changed_base.yaml', 'checker/response_property_const_changed_revision.yaml', 'breaking', 'TestResponsePropertyConstChanged', 'warning', 'policy-warning'],
+  ['checker/response_property_discriminator_added_base.yaml', 'checker/response_property_discriminator_added_revision.yaml', 'info', 'TestResponseDiscriminatorUpdatedCheckAdded'],
+  ['checker/response_property_discriminator_added_revision.yaml', 'checker/response_property_discriminator_added_base.yaml', 'info', 'TestResponseDiscriminatorUpdatedCheckRemoved'],
+  ['checker/response_property_discriminator_added_revision.yaml', 'checker/response_property_discriminator_added_property_name_changed.yaml', 'info', 'TestResponseDiscriminatorUpdatedCheckPropertyNameChanging', 'breaking', 'known-miss'],
+  ['checker/response_property_discriminator_added_revision.yaml', 'checker/response_property_discriminator_mapping_changed.yaml', 'info', 'TestResponseDiscriminatorUpdatedCheckMappingChanging'],
+  ['checker/response_property_one_of_added_base.yaml', 'checker/response_property_one_of_added_revision.yaml', 'breaking', 'TestResponsePropertyOneOfAdded'],
+  ['checker/response_property_one_of_removed_base.yaml', 'checker/response_property_one_of_removed_revision.yaml', 'info', 'TestResponsePropertyOneOfRemoved'],
+  ['checker/response_property_one_of_wrapped_base.yaml', 'checker/response_property_one_of_wrapped_revision.yaml', 'breaking', 'TestResponsePropertyOneOfWrappingIsBreaking'],
+  ['checker/response_required_property_added_base.yaml', 'checker/response_required_property_added_revision.yaml', 'info', 'TestBreaking_RequiredResponsePropertyAdded'],
+  ['checker/response_schema_type_changed_base.yaml', 'checker/response_schema_type_changed_revision.yaml', 'breaking', 'TestResponseSchemaTypeChangedCheck'],
+  ['checker/response_xml_type_compatible_base.yaml', 'checker/response_xml_type_compatible_revision.yaml', 'info', 'TestResponseBodyTypeLooselyTypedCompatible', 'breaking', 'known-miss'],
+  ['checker/sub_schema_added_property_base.yaml', 'checker/sub_schema_added_property_revision.yaml', 'breaking', 'TestSubSchemaTraversalAddedProperty', 'none', 'known-miss'],
+  ['checker/sub_schema_added_property_revision.yaml', 'checker/sub_schema_added_property_base.yaml', 'warning', 'TestSubSchemaTraversalDeletedProperty'],
+  ['checker/sub_schema_traversal_base.yaml', 'checker/sub_schema_traversal_revision.yaml', 'breaking', 'TestSubSchemaTraversalMinLengthChanged', 'none', 'known-miss'],
+  ['checker/webhook_base.yaml', 'checker/webhook_revision.yaml', 'breaking', 'TestWebhookAddedAndRemoved'],
+  ['checker/webhook_operation_base.yaml', 'checker/webhook_operation_revision.yaml', 'breaking', 'TestWebhookOperationChangesDetected', 'info', 'webhook'],
+  ['deprecation/base-alpha-stability.yaml', 'deprecation/base-beta-stability.yaml', 'none', 'TestBreaking_StabilityLevelIncreased'],
+  ['deprecation/base-alpha-stability.yaml', 'deprecation/deprecated-no-sunset-alpha-stability.yaml', 'none', 'TestBreaking_DeprecationForAlpha'],
+  ['deprecation/deprecated-future.yaml', 'deprecation/deprecated-future-2.yaml', 'none', 'TestBreaking_NoChangeToSunsetDeprecatedEndpoint', 'breaking', 'sunset'],
+  ['deprecation/deprecated-past.yaml', 'deprecation/sunset.yaml', 'none', 'TestBreaking_DeprecationPast', 'breaking', 'sunset'],
+  ['deprecation/deprecated-path-past.yaml', 'deprecation/sunset-path.yaml', 'none', 'TestBreaking_DeprecationPathPast', 'breaking', 'sunset'],
+  ['deprecation/deprecated-with-other-extension.yaml', 'deprecation/deprecated-no-sunset.yaml', 'none', 'TestBreaking_NonSunsetDeletedForDeprecatedEndpoint'],
+  ['deprecation/property_base_alpha.yaml', 'deprecation/property_deprecated_no_sunset_alpha.yaml', 'none', 'TestRequestPropertyDeprecation_ForAlpha'],
+  ['enums/request-body-enum-revision.yaml', 'enums/request-body-enum.yaml', 'none', 'TestBreaking_ReqBodyEnumValueAdded'],
+  ['enums/request-parameter-op-no-enum.yaml', 'enums/request-parameter-op-enum.yaml', 'breaking', 'TestBreaking_ReqParameterBecameEnum'],
+  ['enums/request-parameter-property-no-enum.yaml', 'enums/request-parameter-property-enum.yaml', 'breaking', 'TestBreaking_ReqParameterHeaderPropertyBecameEnum'],
+  ['enums/request-property-no-enum.yaml', 'enums/request-property-enum.yaml', 'breaking', 'TestBreaking_ReqPropertyBecameEnum'],
+  ['enums/response-enum.yaml', 'enums/response-enum-2.yaml', 'info', 'TestBreaking_ResponseMediaTypeEnumRemoved'],
+  ['media-type-schema/base.yaml', 'media-type-schema/revision.yaml', 'breaking', 'TestMediaTypeSchemaExistence'],
+  ['new_endpoints/base.yaml', 'new_endpoints/revision.yaml', 'none', 'TestApiAdded_DetectsNewPathsAndNewOperations'],
+  ['new_endpoints/base_with_path_param.yaml', 'new_endpoints/revision_with_path_param.yaml', 'none', 'TestApiAdded_DetectsModifiedPathsWithPathParam'],
+  ['nullable/base-body.yaml', 'nullable/revision-body.yaml', 'breaking', 'TestBreaking_RespBodyNullable'],
+  ['nullable/base-embedded-property.yaml', 'nullable/revision-embedded-property.yaml', 'breaking', 'TestBreaking_RespBodyEmbeddedPropertyNullable'],
+  ['nullable/base-property.yaml', 'nullable/revision-property.yaml', 'breaking', 'TestBreaking_RespBodyPropertyNullable'],
+  ['openapi-test1.yaml', 'openapi-test3.yaml', 'breaking', 'TestBreaking_AddedEnum'],
+  ['openapi-test702.yaml', 'openapi-test1.yaml', 'breaking', 'TestBreaking_DeletedEnum'],
+  ['openapi-test703.yaml', 'openapi-test704.yaml', 'warning', 'TestBreaking_AddedResponseEnum'],
+  ['openapi-test704.yaml', 'openapi-test703.yaml', 'info', 'TestBreaking_ResponsePropertyEnumRemoved'],
+  ['param-deprecation/base-alpha-stability.yaml', 'param-deprecation/deprecated-no-sunset-alpha-stability.yaml', 'none', 'TestBreaking_ParameterDeprecationForAlpha'],
+  ['param-deprecation/base-alpha-stability.yaml', 'param-deprecation/sunset-alpha-stability.yaml', 'none', 'TestBreaking_RemovedParameterForAlpha'],
+  ['param-deprecation/base.yaml', 'param-deprecation/sunset.yaml', 'warning', 'TestBreaking_DeletedParameter'],
+  ['param-deprecation/deprecated-future.yaml', 'param-deprecation/deprecated-future-2.yaml', 'none', 'TestBreaking_NoChangeToSunsetDeprecatedParameter'],
+  ['param-deprecation/deprecated-no-sunset.yaml', 'param-deprecation/sunset.yaml', 'none', 'TestBreaking_ParameterDeprecationNoSunset'],
+  ['param-deprecation/deprecated-past.yaml', 'param-deprecation/sunset.yaml', 'none', 'TestBreaking_ParameterDeprecationPast'],
+  ['param-deprecation/deprecated-with-other-extension.yaml', 'param-deprecation/deprecated-no-sunset.yaml', 'none', 'TestBreaking_NonSunsetDeletedForDeprecatedParameter'],
+  ['pattern-base.yaml', 'pattern-modified-not-anystring.yaml', 'warning', 'TestBreaking_ModifyPattern'],
+  ['pattern-base.yaml', 'pattern-modified.yaml', 'none', 'TestBreaking_GeneralizedPattern'],
+  ['pattern-base.yaml', 'pattern-revision.yaml', 'none', 'TestBreaking_DeletePatten'],
+  ['pattern-parameter-base.yaml', 'pattern-parameter-modified-not-anystring.yaml', 'warning', 'TestBreaking_ModifyParameterPattern', 'breaking', 'stricter'],
+  ['pattern-revision-recursive.yaml', 'pattern-base-recursive.yaml', 'none', 'TestBreaking_AddPatternRecursive'],
+  ['pattern-revision.yaml', 'pattern-base.yaml', 'none', 'TestBreaking_AddPattern'],
+  ['request_params/base.yaml', 'request_params/optional-request-params.yaml', 'info', 'TestNewRequestNonPathParameter_DetectsNewPathsAndNewOperations'],
+  ['request_params/base.yaml', 'request_params/required-request-params.yaml', 'breaking', 'TestNewRequestNonPathParameter_DetectsNewRequiredPathsAndNewOperations'],
+  ['required-properties/anyOf1.yaml', 'required-properties/anyOf2.yaml', 'breaking', 'TestBreaking_AnyOf'],
+  ['required-properties/body1.yaml', 'required-properties/body2.yaml', 'breaking', 'TestBreaking_Body'],
+  ['required-properties/items1.yaml', 'required-properties/items2.yaml', 'breaking', 'TestBreaking_Items'],
+  ['required-properties/items1.yaml', 'required-properties/items3.yaml', 'breaking', 'TestBreaking_ItemsWithDefault'],
+  ['required-properties/nested-property1.yaml', 'required-properties/nested-property2.yaml', 'breaking', 'TestBreaking_NestedProp'],
+  ['required-properties/read-only-base.yaml', 'required-properties/read-only-revision.yaml', 'none', 'TestBreaking_ReadOnlyPropertyRequiredEnabled'],
+  ['required-properties/read-only-new-base.yaml', 'required-properties/read-only-new-revision.yaml', 'none', 'TestBreaking_ReadOnlyNewRequiredProperty'],
+  ['required-properties/request-base.yaml', 'required-properties/request-revision.yaml', 'none', 'TestBreaking_ReqBodyRequiredPropertyDisabled'],
+  ['required-properties/request-new-base.yaml', 'required-properties/request-new-revision.yaml', 'breaking', 'TestBreaking_ReqBodyNewRequiredProperty'],
+  ['required-properties/request-new-required-prop-base.yaml', 'required-properties/request-new-required-prop-revision.yaml', 'none', 'TestBreaking_ReqBodyNewRequiredPropertyNew', 'breaking', 'one-rule'],
+  ['required-properties/request-new-revision.yaml', 'required-properties/request-new-base.yaml', 'warning', 'TestBreaking_ReqBodyDeleteRequiredProperty'],
+  ['required-properties/request-property-items.yaml', 'required-properties/request-property-items-2.yaml', 'warning', 'TestBreaking_ReqBodyDeleteRequiredProperty2', 'breaking', 'optional-removed'],
+  ['required-properties/request-revision.yaml', 'required-properties/request-base.yaml', 'breaking', 'TestBreaking_ReqBodyRequiredPropertyEnabled'],
+  ['required-properties/response-allof-base.json', 'required-properties/response-allof-revision.json', 'none', 'TestBreaking_RespBodyNewAllOfRequiredProperty'],
+  ['required-properties/response-allof-revision.json', 'required-properties/response-allof-base.json', 'breaking', 'TestBreaking_RespBodyDeleteAllOfRequiredProperty'],
+  ['required-properties/response-base.json', 'required-properties/response-revision.json', 'breaking', 'TestBreaking_RespBodyRequiredPropertyDisabled'],
+  ['required-properties/response-del-required-prop-base.yaml', 'required-properties/response-del-required-prop-revision.yaml', 'none', 'TestBreaking_RespBodyDeleteAndDisableRequiredProperty', 'breaking', 'one-rule'],
+  ['required-properties/response-new-base.json', 'required-properties/response-new-revision.json', 'none', 'TestBreaking_RespBodyNewRequiredProperty'],
+  ['required-properties/response-new-revision.json', 'required-properties/response-new-base.json', 'breaking', 'TestBreaking_RespBodyDeleteRequiredProperty'],
+  ['required-properties/response-revision.json', 'required-properties/response-base.json', 'none', 'TestBreaking_RespBodyRequiredPropertyEnabled'],
+  ['required-properties/write-only-base.yaml', 'required-properties/write-only-revision.yaml', 'none', 'TestBreaking_WriteOnlyPropertyRequiredDisabled'],
+  ['required-properties/write-only-changed-base.yaml', 'required-properties/write-only-changed-revision.yaml', 'none', 'TestBreaking_RequiredPropertyWriteOnlyEnabled', 'breaking', 'known-miss'],
+  ['required-properties/write-only-delete-base.yaml', 'required-properties/write-only-delete-revision.yaml', 'warning', 'TestBreaking_WriteOnlyDeleteRequiredProperty'],
+  ['required-properties/write-only-delete-partial-base.yaml', 'required-properties/write-only-delete-partial-revision.yaml', 'warning', 'TestBreaking_WriteOnlyDeleteNonRequiredProperty', 'breaking', 'optional-removed'],
+  ['response-media-type-base.yaml', 'response-media-type-revision.yaml', 'breaking', 'TestBreaking_ResponseDeleteMediaType'],
+  ['response-media-type-revision.yaml', 'response-media-type-base.yaml', 'none', 'TestBreaking_ResponseAddMediaType'],
+  ['servers/baseswagger.json', 'servers/revisionswagger.json', 'none', 'TestBreaking_Servers'],];
+
+async function ours(base: string, head: string): Promise<Verdict> {
+  const [b, h] = await Promise.all([loadOpenApiDocument(path.join(DATA, base)), loadOpenApiDocument(path.join(DATA, head))]);
+  const changes = diffModels(b, h).filter((c) => !LEFT_OUT.has(c.id));
+  return NAMES[Math.max(0, ...changes.map((c) => RANK[c.level]))]!;
+}
+
+describe('the oasdiff corpus', () => {
+  it('every pair is judged as the table says: oasdiff\'s verdict, or a documented disagreement', async () => {
+    const wrong: string[] = [];
+    let agree = 0;
+    for (const [base, head, oasdiff, test, disagree, why] of ROWS) {
+      const got = await ours(base, head);
+      const expected = disagree ?? oasdiff;
+      if ((got === 'breaking') !== (expected === 'breaking')) wrong.push(`${base} → ${head} (${test}): expected ${expected}${why ? ` [${why}]` : ''}, got ${got}`);
+      if ((got === 'breaking') === (oasdiff === 'breaking')) agree += 1;
+    }
+    expect(wrong).toEqual([]);
+    const disagreements = ROWS.filter((r) => r[5] !== undefined).length;
+    expect(agree).toBe(ROWS.length - disagreements);
+    console.log(`oasdiff corpus: breaking yes/no agrees on ${agree}/${ROWS.length} pairs; ${disagreements} documented disagreements (${ROWS.filter((r) => r[5] === 'known-miss').length} known misses)`);
+  }, 60_000);
+
+  it('every reason for a disagreement is documented in docs/diff-checks.md, and the fixtures carry their license and source', () => {
+    const doc = readFileSync(path.join(ROOT, 'docs/diff-checks.md'), 'utf8');
+    for (const why of new Set(ROWS.map((r) => r[5]).filter((w) => w !== undefined))) expect(doc).toContain(`\`${why}\``);
+    expect(readFileSync(path.join(ROOT, 'test/fixtures/oasdiff/LICENSE'), 'utf8')).toContain('Apache License');
+    expect(readFileSync(path.join(ROOT, 'test/fixtures/oasdiff/SOURCE.md'), 'utf8')).toMatch(/Commit: [0-9a-f]{40}/);
+  });
+});
