@@ -1,17 +1,20 @@
 /**
- * Breaking-change diff time: `gen-card-api diff` (load + bundle + validate both sides through the generators'
- * loader, build both models, compare, apply the version rule) vs api-smart-diff (parse both YAML files, then
- * `apiCompare`) on the same pairs, in the same run, alternating: (a) the card spec against a copy with 20 changes,
- * (b) the 1,500-operation synthetic spec (bench/generate.ts's replication) against a mutated copy. Prints the
- * median wall time of each, the ratio, and how many changes (and breaking ones) each tool reports.
- * Run: node --import tsx bench/diff.ts   (RUNS=n to change the number of runs)
+ * Breaking-change diff time: `gen-card-api diff` (read + bundle both sides through the generators' loader, compare,
+ * apply the version rule) vs api-smart-diff (parse both files, then `apiCompare`) on the same pairs, in the same
+ * run, alternating with the order rotated: (a) the card spec against a copy with 20 changes, (b) the 1,500-operation
+ * synthetic spec (bench/generate.ts's replication) against a mutated copy, (c) two versions of GitHub's REST
+ * description (`@octokit/openapi`, OpenAPI 3.0 as published, and a 3.1 rendering of both), each tool in its own
+ * child process so that its CPU time and peak memory are its own. Prints medians, ratios and the spread.
+ * Optic (`@useoptic/optic` 1.0.9) is tried too when OPTIC_BIN points at an installed `optic`; see the note it prints.
+ * Run: GITHUB_OPENAPI_BASE=<22.0.0 json> GITHUB_OPENAPI_HEAD=<23.0.2 json> node --import tsx bench/diff.ts
+ *      (RUNS=n to change the number of runs; without the two variables the large pair is skipped)
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { apiCompare } from 'api-smart-diff';
 import { parse, stringify } from 'yaml';
-import { runDiff } from '../generators/diff/index.js';
-import { buildModel, loadSpec } from '../generators/model/index.js';
+import { loadSide, runDiff } from '../generators/diff/index.js';
 import { median, ratio, replicateOperations, sample } from './lib.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -70,8 +73,7 @@ const pairs: Array<[string, string, string]> = [
 ];
 
 async function ours(base: string, head: string) {
-  const [b, h] = await Promise.all([loadSpec(base, { cache: false }), loadSpec(head, { cache: false })]);
-  const result = runDiff({ label: base, model: buildModel(b) }, { label: head, model: buildModel(h) });
+  const result = runDiff(await loadSide(base), await loadSide(head));
   return { total: result.changes.length, breaking: result.summary.breaking, webhooks: result.changes.filter((c) => c.location.event !== undefined).length };
 }
 
@@ -94,9 +96,9 @@ for (const [label, base, head] of pairs) {
     a.push(...(await sample(() => ours(base, head), 1, i === 0 ? 1 : 0)));
     b.push(...(await sample(() => peer(base, head), 1, i === 0 ? 1 : 0)));
   }
-  // Our comparison alone, both models already built (what a second diff against the same base costs).
-  const [bm, hm] = [buildModel(await loadSpec(base, { cache: false })), buildModel(await loadSpec(head, { cache: false }))];
-  const c = median(await sample(() => runDiff({ label: base, model: bm }, { label: head, model: hm }), n, 1));
+  // Our comparison alone, both sides already read (what a second diff against the same base costs).
+  const [bm, hm] = [await loadSide(base), await loadSide(head)];
+  const c = median(await sample(() => runDiff({ label: base, model: { document: structuredClone(bm.model.document) } }, { label: head, model: { document: structuredClone(hm.model.document) } }), n, 1));
   rows.push({ label, a: median(a), b: median(b), c, ours: oursCount, peer: peerCount });
 }
 console.log(`${'pair'.padEnd(32)} ${'gen-card-api diff'.padStart(18)} ${'api-smart-diff'.padStart(15)} ${'ratio'.padStart(7)} ${'ours, compare only'.padStart(19)}   changes reported (breaking) [in webhooks]: ours / api-smart-diff`);
@@ -105,4 +107,83 @@ for (const r of rows) {
     `${r.label.padEnd(32)} ${`${r.a.toFixed(0)} ms`.padStart(18)} ${`${r.b.toFixed(0)} ms`.padStart(15)} ${ratio(r.a, r.b).padStart(7)} ${`${r.c.toFixed(0)} ms`.padStart(19)}   ${r.ours.total} (${r.ours.breaking}) [${r.ours.webhooks}] / ${r.peer.total} (${r.peer.breaking}) [${r.peer.webhooks}]`,
   );
 }
-console.log('ours includes validating both documents against the OpenAPI 3.1 schema and building the generators\' model; api-smart-diff compares the parsed documents only.');
+console.log('ours includes bundling both documents with the generators\' loader; api-smart-diff compares the parsed documents only.');
+
+/** A meaning-preserving OpenAPI 3.1 rendering of a 3.0 document: `nullable` into `type`, boolean exclusive bounds, `x-webhooks`. */
+function to31(value: any): any {
+  if (Array.isArray(value)) return value.map(to31);
+  if (!value || typeof value !== 'object') return value;
+  const out: any = {};
+  for (const [k, v] of Object.entries(value)) out[k] = to31(v);
+  if (out.nullable === true && typeof out.type === 'string') out.type = [out.type, 'null'];
+  if (typeof out.nullable === 'boolean' && (out.type !== undefined || out.enum || out.properties || out.items)) delete out.nullable;
+  if (out.exclusiveMaximum === true && typeof out.maximum === 'number') [out.exclusiveMaximum, out.maximum] = [out.maximum, undefined];
+  if (out.exclusiveMinimum === true && typeof out.minimum === 'number') [out.exclusiveMinimum, out.minimum] = [out.minimum, undefined];
+  if (out.exclusiveMaximum === false) delete out.exclusiveMaximum;
+  if (out.exclusiveMinimum === false) delete out.exclusiveMinimum;
+  for (const k of ['maximum', 'minimum']) if (out[k] === undefined) delete out[k];
+  return out;
+}
+
+/** One tool on one pair in a child process: its CPU time (user + system), peak memory, wall time and verdict. */
+function child(tool: 'ours' | 'api-smart-diff', base: string, head: string): { cpu: number; rss: number; wall: number; line: string } {
+  const start = performance.now();
+  const r = spawnSync(process.execPath, ['--conditions=@card-api/source', '--import', 'tsx', import.meta.filename, '--child', tool, base, head], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const wall = performance.now() - start;
+  const last = (r.stdout ?? '').trim().split('\n').pop() ?? '';
+  if (r.status !== 0 || !last.startsWith('{')) throw new Error(`${tool} failed: ${r.stderr?.slice(-2000)}`);
+  const out = JSON.parse(last);
+  return { cpu: out.cpu, rss: out.rss, wall, line: out.line };
+}
+
+if (process.argv[2] === '--child') {
+  const [, , , tool, base, head] = process.argv;
+  let line: string;
+  if (tool === 'ours') {
+    const r = runDiff(await loadSide(base!), await loadSide(head!));
+    line = `${r.changes.length} changes (${r.summary.breaking} breaking), bump ${r.bump}`;
+  } else {
+    const { diffs } = apiCompare(JSON.parse(readFileSync(base!, 'utf8')), JSON.parse(readFileSync(head!, 'utf8')));
+    line = `${diffs.length} changes (${(diffs as Array<{ type: string }>).filter((d) => d.type === 'breaking').length} breaking)`;
+  }
+  const u = process.resourceUsage();
+  console.log(JSON.stringify({ cpu: (u.userCPUTime + u.systemCPUTime) / 1000, rss: u.maxRSS / 1024, line }));
+  process.exit(0);
+}
+
+const gBase = process.env.GITHUB_OPENAPI_BASE;
+const gHead = process.env.GITHUB_OPENAPI_HEAD;
+if (gBase && gHead && existsSync(gBase) && existsSync(gHead)) {
+  const b31 = path.join(OUT, 'github-base.3.1.json');
+  const h31 = path.join(OUT, 'github-head.3.1.json');
+  for (const [from, to] of [[gBase, b31], [gHead, h31]] as const) {
+    const doc = to31(JSON.parse(readFileSync(from, 'utf8')));
+    doc.openapi = '3.1.0';
+    if (doc['x-webhooks']) [doc.webhooks, doc['x-webhooks']] = [doc['x-webhooks'], undefined];
+    writeFileSync(to, JSON.stringify(doc));
+  }
+  const large = [['GitHub REST 3.0 (as published)', gBase, gHead], ['GitHub REST 3.1 rendering', b31, h31]] as const;
+  const n = Math.max(1, Math.min(runs, Number(process.env.LARGE_RUNS ?? 3)));
+  console.log(`\nlarge pair: ${path.basename(path.dirname(path.dirname(gBase)))} … each tool in its own process, ${n} run(s), order rotated; CPU = user + system seconds`);
+  for (const [label, base, head] of large) {
+    const samples: Record<string, Array<ReturnType<typeof child>>> = { ours: [], 'api-smart-diff': [] };
+    for (let i = 0; i < n; i += 1) {
+      const order = i % 2 === 0 ? (['ours', 'api-smart-diff'] as const) : (['api-smart-diff', 'ours'] as const);
+      for (const tool of order) samples[tool]!.push(child(tool, base, head));
+    }
+    const cpu = (t: string) => samples[t]!.map((s) => s.cpu);
+    const spread = (xs: number[]) => `${(Math.min(...xs) / 1000).toFixed(1)}–${(Math.max(...xs) / 1000).toFixed(1)} s`;
+    for (const tool of ['ours', 'api-smart-diff']) {
+      const s = samples[tool]!;
+      console.log(`${label.padEnd(32)} ${tool.padEnd(15)} CPU ${(median(cpu(tool)) / 1000).toFixed(1)} s (${spread(cpu(tool))}), wall ${(median(s.map((x) => x.wall)) / 1000).toFixed(1)} s, peak ${Math.max(...s.map((x) => x.rss)).toFixed(0)} MB; ${s[0]!.line}`);
+    }
+    console.log(`${label.padEnd(32)} ratio ours / api-smart-diff (CPU): ${ratio(median(cpu('ours')), median(cpu('api-smart-diff')))}`);
+  }
+}
+
+const optic = process.env.OPTIC_BIN;
+if (optic) {
+  const r = spawnSync(optic, ['diff', pairs[0]![1], pairs[0]![2], '--check'], { encoding: 'utf8', timeout: 120_000 });
+  const why = (r.stderr ?? '').split('\n').find((l) => /Error|error/.test(l)) ?? '';
+  console.log(`\nOptic: ${r.status === 0 || r.status === 1 ? `ran (exit ${r.status})` : `could not run (exit ${r.status}): ${why.slice(0, 200)}`}`);
+} else console.log('\nOptic: not measured (set OPTIC_BIN to an installed @useoptic/optic `optic`); 1.0.9 from npm crashes at start-up here, see the note in the report of issue 27.');
