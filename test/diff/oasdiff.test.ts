@@ -1,12 +1,22 @@
 /**
- * An outside corpus: oasdiff's own base/revision pairs (test/fixtures/oasdiff, with its license and SOURCE.md), each
- * with the verdict oasdiff's checker tests expect, run through our diff. The judgement compared is "breaking or
- * not" (the highest level oasdiff's tests expect for the pair against the highest level we report; component-schema
- * additions and removals and example checks, which oasdiff's tests do not cover, are left out). A pair where we
- * disagree names its reason; every reason is documented in docs/diff-checks.md ("Where we disagree with oasdiff"),
- * and `known-miss` marks a misclassification of ours not yet fixed, listed there too.
+ * An outside corpus: oasdiff's own base/revision pairs, each with the verdict oasdiff's checker tests expect, run
+ * through our diff. The judgement compared is "breaking or not" (the highest level oasdiff's tests expect for the
+ * pair against the highest level we report; component-schema additions and removals and example checks, which
+ * oasdiff's tests do not cover, are left out). A pair where we disagree names its reason; every reason is documented
+ * in docs/diff-checks.md ("Where we disagree with oasdiff").
+ *
+ * The data is not in this repository (it is oasdiff's, and what the workplace fetches stays out of commits): the
+ * test reads it from OASDIFF_DATA, the `data/` folder of github.com/oasdiff/oasdiff at the commit below, e.g.
+ *   OASDIFF_DATA=/path/to/oasdiff/data npx vitest run test/diff/oasdiff.test.ts
+ * Without OASDIFF_DATA it skips and says why. CI (CI=true) has no network and no copy of that repository, so it
+ * always skips there; the always-run corpus of our own words is test/diff/corpus.test.ts.
+ *
+ * The table below is our own record: pair names and the verdict we derived from oasdiff's checker tests
+ * (`checker/*_test.go` and the `TestBreaking_*` tests of `checker/` at commit
+ * 4553c69d3869ee555ee4f00831d8cca6e1c208ff, Apache-2.0): for each pair, the highest level among the change ids its
+ * test expects (`ERR` breaking, `WARN` warning, `INFO` info, none when the test expects no change), named by test.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diffModels } from '../../generators/diff/index.js';
@@ -18,7 +28,12 @@ type Reason = 'security' | 'sunset' | 'one-rule' | 'stricter' | 'policy-warning'
 /** [base, revision, oasdiff's verdict, the oasdiff test it comes from, our verdict where we disagree, why]. */
 type Row = [string, string, Verdict, string, Verdict?, Reason?];
 
-const DATA = path.join(ROOT, 'test/fixtures/oasdiff/data');
+const SOURCE = { repo: 'github.com/oasdiff/oasdiff', commit: '4553c69d3869ee555ee4f00831d8cca6e1c208ff', tests: 'checker/*_test.go' } as const;
+const DATA = process.env.OASDIFF_DATA ? path.resolve(process.env.OASDIFF_DATA) : null;
+const SKIP = DATA === null
+  ? `OASDIFF_DATA is not set: the oasdiff corpus (the data/ folder of ${SOURCE.repo} at ${SOURCE.commit}) is not in this repository${process.env.CI === 'true' ? '; CI cannot fetch it' : ''}`
+  : !existsSync(path.join(DATA, 'checker')) ? `OASDIFF_DATA=${DATA} is not oasdiff's data/ folder (no checker/ in it)` : null;
+if (SKIP) console.log(`skipped the oasdiff corpus: ${SKIP}`);
 const RANK: Record<Verdict, number> = { none: 0, info: 1, warning: 2, breaking: 3 };
 const NAMES: Verdict[] = ['none', 'info', 'warning', 'breaking'];
 const LEFT_OUT = new Set(['type-added', 'type-removed', 'example-no-longer-valid']);
@@ -199,12 +214,12 @@ const ROWS: Row[] = [
   ['servers/baseswagger.json', 'servers/revisionswagger.json', 'none', 'TestBreaking_Servers'],];
 
 async function ours(base: string, head: string): Promise<Verdict> {
-  const [b, h] = await Promise.all([loadOpenApiDocument(path.join(DATA, base)), loadOpenApiDocument(path.join(DATA, head))]);
+  const [b, h] = await Promise.all([loadOpenApiDocument(path.join(DATA!, base)), loadOpenApiDocument(path.join(DATA!, head))]);
   const changes = diffModels(b, h).filter((c) => !LEFT_OUT.has(c.id));
   return NAMES[Math.max(0, ...changes.map((c) => RANK[c.level]))]!;
 }
 
-describe('the oasdiff corpus', () => {
+describe.skipIf(SKIP !== null)('the oasdiff corpus (OASDIFF_DATA)', () => {
   it('every pair is judged as the table says: oasdiff\'s verdict, or a documented disagreement', async () => {
     const wrong: string[] = [];
     let agree = 0;
@@ -219,11 +234,11 @@ describe('the oasdiff corpus', () => {
     expect(agree).toBe(ROWS.length - disagreements);
     console.log(`oasdiff corpus: breaking yes/no agrees on ${agree}/${ROWS.length} pairs; ${disagreements} documented disagreements (${ROWS.filter((r) => r[5] === 'known-miss').length} known misses)`);
   }, 60_000);
+});
 
-  it('every reason for a disagreement is documented in docs/diff-checks.md, and the fixtures carry their license and source', () => {
+describe('the oasdiff table', () => {
+  it('every reason for a disagreement is documented in docs/diff-checks.md', () => {
     const doc = readFileSync(path.join(ROOT, 'docs/diff-checks.md'), 'utf8');
     for (const why of new Set(ROWS.map((r) => r[5]).filter((w) => w !== undefined))) expect(doc).toContain(`\`${why}\``);
-    expect(readFileSync(path.join(ROOT, 'test/fixtures/oasdiff/LICENSE'), 'utf8')).toContain('Apache License');
-    expect(readFileSync(path.join(ROOT, 'test/fixtures/oasdiff/SOURCE.md'), 'utf8')).toMatch(/Commit: [0-9a-f]{40}/);
   });
 });
