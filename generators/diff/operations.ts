@@ -22,15 +22,43 @@ function pathShape(route: string): string {
   return route.replace(/\{[^}]+\}/g, '{}');
 }
 
+export interface RootOptions {
+  typeName?: string;
+  /**
+   * The value travels as text (XML, form, plain text: any media type that is not JSON), so a value of any type can
+   * be read as a string: a request type that becomes `string`, or a response type that was `string`, loses nothing.
+   */
+  loose?: boolean;
+  /** A parameter's schema: its own `default` is judged by the parameter check. */
+  parameter?: boolean;
+}
+
+/** Separate visited sets for loosely typed roots, so a pair judged leniently there is still judged strictly in JSON. */
+const looseSeen = new WeakMap<Set<string>, Set<string>>();
+
 /**
  * Compares two schemas from a root (a body, a parameter, a header, a payload) and reports what it reaches;
  * returns how many changes it found. `seen` is the operation's or event's set of compared pairs.
  */
-export function compareRoot(ctx: Context, scope: Scope, polarity: Polarity, base: Sub, head: Sub, field: string, seen: Set<string>, typeName?: string): number {
-  const found = reach(ctx.comparer, [base], [head], polarity === 'request' ? 'request' : 'response', field, seen, typeName);
+export function compareRoot(ctx: Context, scope: Scope, polarity: Polarity, base: Sub, head: Sub, field: string, seen: Set<string>, options: RootOptions = {}): number {
+  let visited = seen;
+  if (options.loose) {
+    visited = looseSeen.get(seen) ?? new Set();
+    looseSeen.set(seen, visited);
+  }
+  const found = reach(ctx.comparer, [base], [head], polarity === 'request' ? 'request' : 'response', field, visited, options.typeName);
   for (const r of found) {
+    let { kind, message } = r.finding;
+    if (options.parameter && kind === 'default-changed' && r.field === field) continue;
+    if (options.loose && kind === 'type-changed' && r.finding.types) {
+      const text = polarity === 'request' ? r.finding.types.head : r.finding.types.base;
+      if (text?.length === 1 && text[0] === 'string') {
+        kind = polarity === 'request' ? 'type-widened' : 'type-narrowed';
+        message = `${message} (not JSON: any value is text on the wire)`;
+      }
+    }
     const touches = ctx.head.toolkit && r.typeName ? [`type ${r.typeName}`] : [];
-    ctx.collector.add(idFor(polarity, r.finding.kind), scope, { base: r.finding.base, head: r.finding.head, field: r.field }, r.finding.message, touches);
+    ctx.collector.add(idFor(polarity, kind), scope, { base: r.finding.base, head: r.finding.head, field: r.field }, message, touches);
   }
   return found.length;
 }
@@ -61,7 +89,8 @@ export function compareContent(ctx: Context, scope: Scope, polarity: Polarity, b
       continue;
     }
     // A media type without a schema takes anything: adding one constrains it, removing one frees it.
-    if (bm.schema || hm.schema) compareRoot(ctx, scope, polarity, bm.schema ?? { node: {}, at: bm.at }, hm.schema ?? { node: {}, at: hm.at }, '', seen, typeName);
+    const options: RootOptions = { loose: !isJsonMedia(type), ...(typeName ? { typeName } : {}) };
+    if (bm.schema || hm.schema) compareRoot(ctx, scope, polarity, bm.schema ?? { node: {}, at: bm.at }, hm.schema ?? { node: {}, at: hm.at }, '', seen, options);
     compareExamples(ctx, scope, bm, hm);
   }
   if (b.size > 0 && polarity !== 'webhook') {
@@ -210,7 +239,7 @@ function compareOperation(ctx: Context, b: Op, h: Op): void {
       const show = (v: unknown) => (v === undefined ? '(none)' : canonical(v));
       add(pageSize ? 'pagination-default-per-page-changed' : 'request-parameter-default-changed', where, `default of ${label} ${show(bp.default)} → ${show(hp.default)}`, paramTouch(hp, hQuery));
     }
-    if (bp.schema && hp.schema) compareRoot(ctx, scope, 'request', bp.schema, hp.schema, `${hp.in} ${hp.name}`, seen, hp.in === 'query' && hQuery ? hQuery : undefined);
+    if (bp.schema && hp.schema) compareRoot(ctx, scope, 'request', bp.schema, hp.schema, `${hp.in} ${hp.name}`, seen, { parameter: true, ...(hp.in === 'query' && hQuery ? { typeName: hQuery } : {}) });
   }
   for (const [key, bp] of b.params) {
     if (!h.params.has(key) && bp.in !== 'path') add('request-parameter-removed', { base: bp.at, head: null, field: `${bp.in} ${bp.name}` }, `${bp.in} parameter \`${bp.name}\` removed`, paramTouch(bp, bQuery));

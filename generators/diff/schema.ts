@@ -49,10 +49,23 @@ export interface Norm {
   variants?: Sub[];
   combinator?: 'oneOf' | 'anyOf';
   discriminator?: { property: string; mapping: Map<string, string> };
+  /**
+   * Sub-schemas that constrain the value the same way round as the schema itself (`then`, `else`, `contains`,
+   * `prefixItems/0`, `patternProperties/^x-`, `dependentSchemas/name`, ...): tightening one tightens the whole.
+   */
+  subs: Map<string, Sub[]>;
+  /** `not`, as canonical text: it constrains the other way round, so it is compared as a whole. */
+  not?: string;
+  /** `default`, as canonical text: what the service assumes when a caller omits the value. */
+  default?: string;
 }
 
+/** Keywords whose sub-schema constrains the value with the schema's own polarity. */
+const SAME_WAY = ['then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'additionalItems', 'contentSchema'] as const;
+const SAME_WAY_MAPS = ['patternProperties', 'dependentSchemas'] as const;
+
 function empty(key: string, at: string): Norm {
-  return { key, at, types: null, nullable: true, bounds: {}, uniqueItems: false, readOnly: false, writeOnly: false, properties: new Map(), required: new Set() };
+  return { key, at, types: null, nullable: true, bounds: {}, uniqueItems: false, readOnly: false, writeOnly: false, properties: new Map(), required: new Set(), subs: new Map() };
 }
 
 function jsonType(value: unknown): string {
@@ -64,7 +77,10 @@ function jsonType(value: unknown): string {
 
 /** Merges `b` into `a` as `allOf` does (both must hold). */
 function intersect(a: Norm, b: Norm): Norm {
-  const out: Norm = { ...a, bounds: { ...a.bounds }, properties: new Map(a.properties), required: new Set([...a.required, ...b.required]) };
+  const out: Norm = { ...a, bounds: { ...a.bounds }, properties: new Map(a.properties), required: new Set([...a.required, ...b.required]), subs: new Map(a.subs) };
+  for (const [k, subs] of b.subs) out.subs.set(k, [...(out.subs.get(k) ?? []), ...subs]);
+  out.not = a.not !== undefined && b.not !== undefined && a.not !== b.not ? `${a.not}&${b.not}` : (a.not ?? b.not);
+  out.default = a.default ?? b.default;
   if (a.types === null) out.types = b.types;
   else if (b.types !== null) out.types = new Set([...a.types].filter((t) => b.types!.has(t) || (t === 'integer' && b.types!.has('number'))));
   out.nullable = a.nullable && b.nullable;
@@ -197,6 +213,14 @@ export class Norms {
     if (s.additionalProperties === false) n.additional = false;
     else if (isObject(s.additionalProperties)) n.additional = [{ node: s.additionalProperties, at: `${r.at}/additionalProperties` }];
     if (s.items !== undefined && typeof s.items !== 'boolean' && !Array.isArray(s.items)) n.items = [{ node: s.items, at: `${r.at}/items` }];
+    for (const kw of SAME_WAY) if (isObject(s[kw])) n.subs.set(kw, [{ node: s[kw], at: `${r.at}/${kw}` }]);
+    if (Array.isArray(s.prefixItems)) s.prefixItems.forEach((item, i) => n.subs.set(`prefixItems/${i}`, [{ node: item, at: `${r.at}/prefixItems/${i}` }]));
+    for (const kw of SAME_WAY_MAPS) {
+      const map = s[kw];
+      if (isObject(map)) for (const [k, sub] of Object.entries(map)) if (isObject(sub)) n.subs.set(`${kw}/${k}`, [{ node: sub, at: `${r.at}/${kw}/${token(k)}` }]);
+    }
+    if (s.not !== undefined) n.not = canonical(s.not);
+    if (s.default !== undefined) n.default = canonical(s.default);
     if (isObject(s.discriminator) && typeof s.discriminator.propertyName === 'string') {
       const mapping = new Map<string, string>();
       if (isObject(s.discriminator.mapping)) for (const [value, target] of Object.entries(s.discriminator.mapping)) if (typeof target === 'string') mapping.set(value, target.startsWith('#') ? target : `#/components/schemas/${token(target)}`);
@@ -279,6 +303,8 @@ export interface Finding {
   base: string | null;
   head: string | null;
   message: string;
+  /** For a type finding: both sides' types (null is any type), so a caller can judge it for a loosely typed media type. */
+  types?: { base: string[] | null; head: string[] | null };
 }
 
 /** A pair's own findings and the pairs under it (properties, items, matched branches). */
@@ -327,21 +353,24 @@ export class Comparer {
       const bBranches = bv ? bv.map((s) => this.base.of([s])) : [{ ...b, nullable: false }];
       const hBranches = hv ? hv.map((s) => this.head.of([s])) : [{ ...h, nullable: false }];
       this.#variants(b, h, bBranches, hBranches, dir, findings, children);
+      if (request && h.combinator === 'oneOf') this.#overlaps(b, h, bBranches, hBranches, add);
       if (b.nullable !== h.nullable) this.#nullability(b, h, request, add);
       if (!bv || !hv) return { findings, children, ...(typeName ? { typeName } : {}) };
     } else {
-      this.#types(b, h, request, add);
+      this.#types(b, h, request, add, findings);
       this.#nullability(b, h, request, add);
     }
     this.#scalars(b, h, request, add);
     this.#objects(b, h, dir, add, children);
     if (b.items && h.items) children.push({ rel: '[]', b: this.base.of(b.items), h: this.head.of(h.items) });
+    this.#subschemas(b, h, request, add, children);
     return { findings, children, ...(typeName ? { typeName } : {}) };
   }
 
-  #types(b: Norm, h: Norm, request: boolean, add: (kind: string, message: string) => void): void {
+  #types(b: Norm, h: Norm, request: boolean, add: (kind: string, message: string) => void, findings: Finding[]): void {
     const differ = !(b.types === null && h.types === null) && (b.types === null || h.types === null || b.types.size !== h.types.size || [...b.types].some((t) => !h.types!.has(t)));
     if (!differ) return;
+    const before = findings.length;
     if (request) {
       const lost = b.types === null ? h.types !== null : [...b.types].some((t) => !accepts(h.types, t));
       add(lost ? 'type-changed' : 'type-widened', `${lost ? 'no longer accepts every type it did' : 'accepts more types'}: ${typeText(b)} → ${typeText(h)}`);
@@ -349,6 +378,8 @@ export class Comparer {
       const gained = h.types === null ? b.types !== null : [...h.types].some((t) => !accepts(b.types, t));
       add(gained ? 'type-changed' : 'type-narrowed', `${gained ? 'may now be of another type' : 'has fewer possible types'}: ${typeText(b)} → ${typeText(h)}`);
     }
+    const types = { base: b.types && [...b.types].sort(), head: h.types && [...h.types].sort() };
+    for (const f of findings.slice(before)) f.types = types;
   }
 
   #nullability(b: Norm, h: Norm, request: boolean, add: (kind: string, message: string) => void): void {
@@ -394,7 +425,25 @@ export class Comparer {
       if (request) add(tightened ? (SPECIFIC_REQUEST[k] ?? 'constraint-tightened') : 'constraint-relaxed', text);
       else add(tightened ? 'constraint-tightened' : 'constraint-relaxed', text);
     }
+    if (request && b.default !== h.default) add('default-changed', `default ${b.default ?? '(none)'} → ${h.default ?? '(none)'}`);
     if (b.uniqueItems !== h.uniqueItems) add(h.uniqueItems === request ? 'constraint-tightened' : 'constraint-relaxed', `\`uniqueItems\` ${b.uniqueItems} → ${h.uniqueItems}`);
+  }
+
+  /** `then`, `contains`, `prefixItems`, ... compared as child pairs; `not` as a whole, the other way round. */
+  #subschemas(b: Norm, h: Norm, request: boolean, add: (kind: string, message: string, rel?: string) => void, children: PairResult['children']): void {
+    for (const k of [...new Set([...b.subs.keys(), ...h.subs.keys()])].sort()) {
+      const bs = b.subs.get(k);
+      const hs = h.subs.get(k);
+      const rel = `(${k})`;
+      if (bs && hs) children.push({ rel, b: this.base.of(bs), h: this.head.of(hs) });
+      else if (hs) add('constraint-tightened', `now also constrained by \`${k}\``, rel);
+      else add('constraint-relaxed', `no longer constrained by \`${k}\``, rel);
+    }
+    if (b.not === h.not) return;
+    if (h.not === undefined) add('constraint-relaxed', 'no longer excludes values with `not`');
+    else if (b.not === undefined) add('constraint-tightened', 'now excludes values with `not`');
+    // A changed exclusion may exclude a value it let through before: a request may refuse it, a response may send one.
+    else add(request ? 'constraint-tightened' : 'constraint-relaxed', '`not` changed: it may exclude values it let through, and let through values it excluded');
   }
 
   #objects(b: Norm, h: Norm, dir: Direction, add: (kind: string, message: string, rel?: string, at?: { base: string | null; head: string | null }) => void, children: PairResult['children']): void {
@@ -432,6 +481,24 @@ export class Comparer {
       }
     }
     if (Array.isArray(b.additional) && Array.isArray(h.additional)) children.push({ rel: '.*', b: this.base.of(b.additional), h: this.head.of(h.additional) });
+  }
+
+  /**
+   * `oneOf` accepts a value only when exactly one branch matches it: two head branches that can both match a value
+   * refuse values that one schema accepted. Reported when the base was one schema, or a `oneOf` whose branches could
+   * never both match; a base `oneOf` that already overlapped was not read as exclusive by anyone.
+   */
+  #overlaps(b: Norm, h: Norm, bs: Norm[], hs: Norm[], add: (kind: string, message: string) => void): void {
+    if (h.discriminator) return;
+    const overlapping = (norms: Norms, ns: Norm[]): [number, number] | null => {
+      for (let x = 0; x < ns.length; x += 1) for (let y = x + 1; y < ns.length; y += 1) if (mayOverlap(norms, ns[x]!, ns[y]!)) return [x, y];
+      return null;
+    };
+    if (b.variants && (b.combinator !== 'oneOf' || overlapping(this.base, bs))) return;
+    const found = overlapping(this.head, hs);
+    if (!found) return;
+    const name = (j: number) => hs[j]!.typeName ?? `branch ${j + 1}`;
+    add('constraint-tightened', `oneOf ${name(found[0])} and ${name(found[1])} can both match one value, and oneOf refuses a value that matches two branches`);
   }
 
   /** Matches branches by content and reports the unmatched ones with the direction's polarity. */
@@ -473,6 +540,19 @@ function tags(norms: Norms, n: Norm): Map<string, string> {
     if (p.enum && p.enum.size === 1) out.set(name, [...p.enum][0]!);
   }
   return out;
+}
+
+/**
+ * Whether some value may satisfy both branches: their types overlap, no single-value tag tells them apart, their
+ * enums share a value, and neither closes its properties against a field the other requires.
+ */
+function mayOverlap(norms: Norms, x: Norm, y: Norm): boolean {
+  if (!overlap(x.types, y.types)) return false;
+  if (x.enum && y.enum && ![...x.enum].some((v) => y.enum!.has(v))) return false;
+  const tx = tags(norms, x);
+  for (const [name, value] of tags(norms, y)) if (tx.has(name) && tx.get(name) !== value) return false;
+  const closedAgainst = (a: Norm, other: Norm) => a.additional === false && [...other.required].some((r) => !a.properties.has(r));
+  return !closedAgainst(x, y) && !closedAgainst(y, x);
 }
 
 /** Whether two type sets share a value (null is any type; an empty set is `never` and overlaps nothing). */

@@ -124,6 +124,7 @@ const CASES: Case[] = [
   },
   { name: 'request: a field made required', id: 'request-body-field-became-required', level: 'breaking', at: { operation: 'createCard' }, head: (d) => S(d).CreateCardRequest.required.push('notes') },
   { name: 'request: a new optional field', id: 'request-body-field-added', level: 'info', at: { operation: 'createCard' }, head: (d) => (S(d).CreateCardRequest.properties.nickname = { type: 'string' }) },
+  { name: 'request: a field default changed', id: 'request-default-changed', level: 'warning', at: { operation: 'createCard' }, head: (d) => (S(d).CreateCardRequest.properties.notes.default = 'none') },
   { name: 'request: a field removed', id: 'request-body-field-removed', level: 'warning', at: { operation: 'createCard' }, head: (d) => delete S(d).CreateCardRequest.properties.notes, also: ['example-no-longer-valid'] },
   {
     name: 'request: a field made optional',
