@@ -1,21 +1,45 @@
 /**
- * Breaking-change diff time: `gen-card-api diff` (read + bundle both sides through the generators' loader, compare,
- * apply the version rule) vs api-smart-diff (parse both files, then `apiCompare`) on the same pairs, in the same
- * run, alternating with the order rotated: (a) the card spec against a copy with 20 changes, (b) the 1,500-operation
- * synthetic spec (bench/generate.ts's replication) against a mutated copy, (c) two versions of GitHub's REST
- * description (`@octokit/openapi`, OpenAPI 3.0 as published, and a 3.1 rendering of both), each tool in its own
- * child process so that its CPU time and peak memory are its own. Prints medians, ratios and the spread.
- * Optic (`@useoptic/optic` 1.0.9) is tried too when OPTIC_BIN points at an installed `optic`; see the note it prints.
- * Run: GITHUB_OPENAPI_BASE=<22.0.0 json> GITHUB_OPENAPI_HEAD=<23.0.2 json> node --import tsx bench/diff.ts
- *      (RUNS=n to change the number of runs; without the two variables the large pair is skipped)
+ * Breaking-change diff time against the peers, in one run.
+ *
+ * In process, alternating: `gen-card-api diff` (read + bundle both sides with loadOpenApiDocument, compare, apply the
+ * version rule) and api-smart-diff (parse both files, `apiCompare`) on (a) the card spec against a copy with 20
+ * changes and (b) the 1,500-operation synthetic spec (bench/generate.ts's replication) against a mutated copy.
+ *
+ * Process by process, interleaved with the order rotated, each tool's CPU (user + system, from GNU time) and peak
+ * memory its own: (c) the card pair as a user meets it, spec/released/v1.yaml against spec/openapi.yaml, cold, with
+ * the compiled CLI (`npm run build` first; the sources through tsx otherwise); (d) two versions of GitHub's REST
+ * description (`@octokit/openapi`, OpenAPI 3.0 as published) and a meaning-preserving 3.1 rendering of both.
+ * Optic (`@useoptic/optic`) joins (c), and (d) with LARGE_OPTIC=1, when OPTIC_BIN points at its `optic`.
+ *
+ * Run: GITHUB_OPENAPI_BASE=<older api.github.com.json> GITHUB_OPENAPI_HEAD=<newer one> node --import tsx bench/diff.ts
+ *      RUNS=n (in-process and card runs), LARGE_RUNS=n (3); without the two variables the large pair is skipped.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { apiCompare } from 'api-smart-diff';
 import { parse, stringify } from 'yaml';
 import { loadSide, runDiff } from '../generators/diff/index.js';
 import { median, ratio, replicateOperations, sample } from './lib.js';
+
+// A child process measures one tool on one pair and nothing else: it must exit before the in-process pairs run.
+if (process.argv[2] === '--child') {
+  const [, , , tool, base, head] = process.argv;
+  let line: string;
+  if (tool === 'ours') {
+    const r = runDiff(await loadSide(base!), await loadSide(head!));
+    line = `${r.changes.length} changes (${r.summary.breaking} breaking), bump ${r.bump}`;
+  } else {
+    const read = (file: string) => (file.endsWith('.json') ? JSON.parse(readFileSync(file, 'utf8')) : parse(readFileSync(file, 'utf8')));
+    const { diffs } = apiCompare(read(base!), read(head!));
+    line = `${diffs.length} changes (${(diffs as Array<{ type: string }>).filter((d) => d.type === 'breaking').length} breaking)`;
+  }
+  const u = process.resourceUsage();
+  console.log(JSON.stringify({ cpu: (u.userCPUTime + u.systemCPUTime) / 1000, rss: u.maxRSS / 1024, line }));
+  process.exit(0);
+}
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const OUT = path.join(ROOT, 'bench/.out');
@@ -125,31 +149,82 @@ function to31(value: any): any {
   return out;
 }
 
-/** One tool on one pair in a child process: its CPU time (user + system), peak memory, wall time and verdict. */
-function child(tool: 'ours' | 'api-smart-diff', base: string, head: string): { cpu: number; rss: number; wall: number; line: string } {
-  const start = performance.now();
-  const r = spawnSync(process.execPath, ['--conditions=@card-api/source', '--import', 'tsx', import.meta.filename, '--child', tool, base, head], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  const wall = performance.now() - start;
-  const last = (r.stdout ?? '').trim().split('\n').pop() ?? '';
-  if (r.status !== 0 || !last.startsWith('{')) throw new Error(`${tool} failed: ${r.stderr?.slice(-2000)}`);
-  const out = JSON.parse(last);
-  return { cpu: out.cpu, rss: out.rss, wall, line: out.line };
+/** One measured process: CPU (user + system) and peak memory from GNU time when the machine has it, else wall only. */
+interface Sample {
+  cpu: number;
+  rss: number;
+  wall: number;
+  line: string;
+}
+const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
+const DIST = path.join(ROOT, 'packages/cli/dist/main.js');
+/** What the installed bin does (bin/gen-card-api.js without src/ beside it): import the compiled CLI and run it. */
+const CLI = path.join(OUT, 'gen-card-api-dist.mjs');
+if (existsSync(DIST)) writeFileSync(CLI, `const cli = await import(${JSON.stringify(pathToFileURL(DIST).href)});\nawait cli.main();\n`);
+
+type Tool = 'ours' | 'api-smart-diff' | 'optic';
+/** The command line of one tool on one pair. Ours is the compiled CLI when built (what a user runs), else the sources. */
+function command(tool: Tool, base: string, head: string): [string, string[]] {
+  if (tool === 'optic') return [process.env.OPTIC_BIN!, ['diff', base, head, '--check']];
+  if (tool === 'ours' && existsSync(DIST)) return [process.execPath, [CLI, 'diff', base, head, '--format', 'json']];
+  return [process.execPath, ['--conditions=@card-api/source', '--import', 'tsx', import.meta.filename, '--child', tool, base, head]];
 }
 
-if (process.argv[2] === '--child') {
-  const [, , , tool, base, head] = process.argv;
-  let line: string;
-  if (tool === 'ours') {
-    const r = runDiff(await loadSide(base!), await loadSide(head!));
-    line = `${r.changes.length} changes (${r.summary.breaking} breaking), bump ${r.bump}`;
-  } else {
-    const { diffs } = apiCompare(JSON.parse(readFileSync(base!, 'utf8')), JSON.parse(readFileSync(head!, 'utf8')));
-    line = `${diffs.length} changes (${(diffs as Array<{ type: string }>).filter((d) => d.type === 'breaking').length} breaking)`;
+function verdictLine(tool: Tool, stdout: string): string {
+  if (tool === 'optic') return `${stdout.split('\n').filter((l) => /^\s*x \[/.test(l)).length} breaking findings`;
+  const text = stdout.trim();
+  if (text.startsWith('{') && text.includes('"summary"')) {
+    const r = JSON.parse(text) as { changes: unknown[]; summary: { breaking: number }; bump: string };
+    return `${r.changes.length} changes (${r.summary.breaking} breaking), bump ${r.bump}`;
   }
-  const u = process.resourceUsage();
-  console.log(JSON.stringify({ cpu: (u.userCPUTime + u.systemCPUTime) / 1000, rss: u.maxRSS / 1024, line }));
-  process.exit(0);
+  return (JSON.parse(text.split('\n').pop() ?? '{}') as { line?: string }).line ?? '?';
 }
+
+function measure(tool: Tool, base: string, head: string): Sample {
+  const [cmd, args] = command(tool, base, head);
+  const start = performance.now();
+  // Optic sends telemetry unless told not to; nothing here leaves the machine.
+  const env = { ...process.env, OPTIC_TELEMETRY_LEVEL: 'off' };
+  const r = GNU_TIME
+    ? spawnSync(GNU_TIME, ['-f', '@@time %U %S %M', cmd, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env, timeout: 900_000 })
+    : spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env, timeout: 900_000 });
+  const wall = performance.now() - start;
+  // 0 no change, 1 changes found: both are a complete run.
+  if (r.status !== 0 && r.status !== 1) throw new Error(`${tool} failed (exit ${r.status}): ${r.stderr?.slice(-2000)}`);
+  const t = /@@time ([\d.]+) ([\d.]+) (\d+)/.exec(r.stderr ?? '');
+  return { cpu: t ? (Number(t[1]) + Number(t[2])) * 1000 : NaN, rss: t ? Number(t[3]) / 1024 : NaN, wall, line: verdictLine(tool, r.stdout ?? '') };
+}
+
+/** Each tool in its own process, interleaved with the order rotated; prints median CPU and wall, spread, peak, ratios. */
+function processTable(label: string, base: string, head: string, tools: Tool[], n: number): void {
+  const samples = new Map<Tool, Sample[]>(tools.map((t) => [t, []]));
+  for (let i = 0; i < n; i += 1) {
+    const order = tools.map((_, k) => tools[(k + i) % tools.length]!);
+    for (const tool of order) samples.get(tool)!.push(measure(tool, base, head));
+  }
+  const s = (x: number) => `${(x / 1000).toFixed(2)} s`;
+  const spread = (xs: number[]) => `${s(Math.min(...xs))}–${s(Math.max(...xs))}`;
+  const med = (tool: Tool, k: 'cpu' | 'wall') => median(samples.get(tool)!.map((x) => x[k]));
+  for (const tool of tools) {
+    const xs = samples.get(tool)!;
+    const name = tool === 'ours' ? (existsSync(DIST) ? 'ours (built CLI)' : 'ours (sources)') : tool;
+    console.log(`${label.padEnd(30)} ${name.padEnd(17)} CPU ${s(med(tool, 'cpu'))} (${spread(xs.map((x) => x.cpu))}), wall ${s(med(tool, 'wall'))} (${spread(xs.map((x) => x.wall))}), peak ${Math.max(...xs.map((x) => x.rss)).toFixed(0)} MB; ${xs[0]!.line}`);
+  }
+  for (const tool of tools.filter((t) => t !== 'ours')) {
+    console.log(`${label.padEnd(30)} ratio ours / ${tool}: CPU ${ratio(med('ours', 'cpu'), med(tool, 'cpu'))}, wall ${ratio(med('ours', 'wall'), med(tool, 'wall'))}`);
+  }
+}
+
+const optic = process.env.OPTIC_BIN ?? null;
+const peers: Tool[] = ['api-smart-diff', ...(optic ? (['optic'] as const) : [])];
+console.log(`\n${os.loadavg()[0]!.toFixed(1)} 1-minute load at the start of the process-level runs (${os.cpus().length} cores); CPU = user + system${GNU_TIME ? '' : ' (no /usr/bin/time: wall only)'}`);
+
+// The card pair as a user meets it: the released spec against the working one, one cold process per run.
+const cardRuns = Math.max(3, Number(process.env.CARD_RUNS ?? runs));
+console.log(`card pair cold, ${cardRuns} runs: ${existsSync(DIST) ? 'the compiled CLI (packages/cli/dist, as its installed bin runs it): diff spec/released/v1.yaml spec/openapi.yaml' : 'run `npm run build` first to time the compiled CLI'}`);
+processTable('card pair (released → head)', path.join(ROOT, 'spec/released/v1.yaml'), path.join(ROOT, 'spec/openapi.yaml'), ['ours', ...peers], cardRuns);
+
+
 
 const gBase = process.env.GITHUB_OPENAPI_BASE;
 const gHead = process.env.GITHUB_OPENAPI_HEAD;
@@ -163,27 +238,10 @@ if (gBase && gHead && existsSync(gBase) && existsSync(gHead)) {
     writeFileSync(to, JSON.stringify(doc));
   }
   const large = [['GitHub REST 3.0 (as published)', gBase, gHead], ['GitHub REST 3.1 rendering', b31, h31]] as const;
-  const n = Math.max(1, Math.min(runs, Number(process.env.LARGE_RUNS ?? 3)));
-  console.log(`\nlarge pair: ${path.basename(path.dirname(path.dirname(gBase)))} … each tool in its own process, ${n} run(s), order rotated; CPU = user + system seconds`);
-  for (const [label, base, head] of large) {
-    const samples: Record<string, Array<ReturnType<typeof child>>> = { ours: [], 'api-smart-diff': [] };
-    for (let i = 0; i < n; i += 1) {
-      const order = i % 2 === 0 ? (['ours', 'api-smart-diff'] as const) : (['api-smart-diff', 'ours'] as const);
-      for (const tool of order) samples[tool]!.push(child(tool, base, head));
-    }
-    const cpu = (t: string) => samples[t]!.map((s) => s.cpu);
-    const spread = (xs: number[]) => `${(Math.min(...xs) / 1000).toFixed(1)}–${(Math.max(...xs) / 1000).toFixed(1)} s`;
-    for (const tool of ['ours', 'api-smart-diff']) {
-      const s = samples[tool]!;
-      console.log(`${label.padEnd(32)} ${tool.padEnd(15)} CPU ${(median(cpu(tool)) / 1000).toFixed(1)} s (${spread(cpu(tool))}), wall ${(median(s.map((x) => x.wall)) / 1000).toFixed(1)} s, peak ${Math.max(...s.map((x) => x.rss)).toFixed(0)} MB; ${s[0]!.line}`);
-    }
-    console.log(`${label.padEnd(32)} ratio ours / api-smart-diff (CPU): ${ratio(median(cpu('ours')), median(cpu('api-smart-diff')))}`);
-  }
+  const n = Math.max(1, Number(process.env.LARGE_RUNS ?? 3));
+  const tools: Tool[] = ['ours', ...(process.env.LARGE_OPTIC === '1' ? peers : ['api-smart-diff' as const])];
+  console.log(`\nlarge pair: GitHub's REST description, ${path.basename(gBase)} of two @octokit/openapi versions, ${n} run(s) each`);
+  for (const [label, base, head] of large) processTable(label, base, head, tools, n);
 }
 
-const optic = process.env.OPTIC_BIN;
-if (optic) {
-  const r = spawnSync(optic, ['diff', pairs[0]![1], pairs[0]![2], '--check'], { encoding: 'utf8', timeout: 120_000 });
-  const why = (r.stderr ?? '').split('\n').find((l) => /Error|error/.test(l)) ?? '';
-  console.log(`\nOptic: ${r.status === 0 || r.status === 1 ? `ran (exit ${r.status})` : `could not run (exit ${r.status}): ${why.slice(0, 200)}`}`);
-} else console.log('\nOptic: not measured (set OPTIC_BIN to an installed @useoptic/optic `optic`); 1.0.9 from npm crashes at start-up here, see the note in the report of issue 27.');
+if (!optic) console.log('\nOptic: not measured (set OPTIC_BIN to an installed @useoptic/optic `optic`; 1.0.9 needs one ajv in its tree, see docs/diff-checks.md).');

@@ -219,7 +219,8 @@ export class Norms {
       const map = s[kw];
       if (isObject(map)) for (const [k, sub] of Object.entries(map)) if (isObject(sub)) n.subs.set(`${kw}/${k}`, [{ node: sub, at: `${r.at}/${kw}/${token(k)}` }]);
     }
-    if (s.not !== undefined) n.not = canonical(s.not);
+    // A `not` behind a `$ref` is compared by what the reference holds, so a renamed component is not a change.
+    if (s.not !== undefined) n.not = canonical(resolveRef(this.doc, s.not, `${r.at}/not`).node);
     if (s.default !== undefined) n.default = canonical(s.default);
     if (isObject(s.discriminator) && typeof s.discriminator.propertyName === 'string') {
       const mapping = new Map<string, string>();
