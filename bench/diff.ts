@@ -131,7 +131,7 @@ for (const r of rows) {
     `${r.label.padEnd(32)} ${`${r.a.toFixed(0)} ms`.padStart(18)} ${`${r.b.toFixed(0)} ms`.padStart(15)} ${ratio(r.a, r.b).padStart(7)} ${`${r.c.toFixed(0)} ms`.padStart(19)}   ${r.ours.total} (${r.ours.breaking}) [${r.ours.webhooks}] / ${r.peer.total} (${r.peer.breaking}) [${r.peer.webhooks}]`,
   );
 }
-console.log('ours includes bundling both documents with the generators\' loader; api-smart-diff compares the parsed documents only.');
+console.log('ours includes reading and bundling both documents (loadOpenApiDocument); api-smart-diff compares the parsed documents only.');
 
 /** A meaning-preserving OpenAPI 3.1 rendering of a 3.0 document: `nullable` into `type`, boolean exclusive bounds, `x-webhooks`. */
 function to31(value: any): any {
@@ -140,6 +140,8 @@ function to31(value: any): any {
   const out: any = {};
   for (const [k, v] of Object.entries(value)) out[k] = to31(v);
   if (out.nullable === true && typeof out.type === 'string') out.type = [out.type, 'null'];
+  // 3.1 reads `enum` strictly: a nullable enum must list null itself.
+  if (out.nullable === true && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
   if (typeof out.nullable === 'boolean' && (out.type !== undefined || out.enum || out.properties || out.items)) delete out.nullable;
   if (out.exclusiveMaximum === true && typeof out.maximum === 'number') [out.exclusiveMaximum, out.maximum] = [out.maximum, undefined];
   if (out.exclusiveMinimum === true && typeof out.minimum === 'number') [out.exclusiveMinimum, out.minimum] = [out.minimum, undefined];
