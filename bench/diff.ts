@@ -1,18 +1,45 @@
 /**
- * Breaking-change diff time: `gen-card-api diff` (load + bundle + validate both sides through the generators'
- * loader, build both models, compare, apply the version rule) vs api-smart-diff (parse both YAML files, then
- * `apiCompare`) on the same pairs, in the same run, alternating: (a) the card spec against a copy with 20 changes,
- * (b) the 1,500-operation synthetic spec (bench/generate.ts's replication) against a mutated copy. Prints the
- * median wall time of each, the ratio, and how many changes (and breaking ones) each tool reports.
- * Run: node --import tsx bench/diff.ts   (RUNS=n to change the number of runs)
+ * Breaking-change diff time against the peers, in one run.
+ *
+ * In process, alternating: `gen-card-api diff` (read + bundle both sides with loadOpenApiDocument, compare, apply the
+ * version rule) and api-smart-diff (parse both files, `apiCompare`) on (a) the card spec against a copy with 20
+ * changes and (b) the 1,500-operation synthetic spec (bench/generate.ts's replication) against a mutated copy.
+ *
+ * Process by process, interleaved with the order rotated, each tool's CPU (user + system, from GNU time) and peak
+ * memory its own: (c) the card pair as a user meets it, spec/released/v1.yaml against spec/openapi.yaml, cold, with
+ * the compiled CLI (`npm run build` first; the sources through tsx otherwise); (d) two versions of GitHub's REST
+ * description (`@octokit/openapi`, OpenAPI 3.0 as published) and a meaning-preserving 3.1 rendering of both.
+ * Optic (`@useoptic/optic`) joins (c), and (d) with LARGE_OPTIC=1, when OPTIC_BIN points at its `optic`.
+ *
+ * Run: GITHUB_OPENAPI_BASE=<older api.github.com.json> GITHUB_OPENAPI_HEAD=<newer one> node --import tsx bench/diff.ts
+ *      RUNS=n (in-process and card runs), LARGE_RUNS=n (3); without the two variables the large pair is skipped.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { apiCompare } from 'api-smart-diff';
 import { parse, stringify } from 'yaml';
-import { runDiff } from '../generators/diff/index.js';
-import { buildModel, loadSpec } from '../generators/model/index.js';
+import { loadSide, runDiff } from '../generators/diff/index.js';
 import { median, ratio, replicateOperations, sample } from './lib.js';
+
+// A child process measures one tool on one pair and nothing else: it must exit before the in-process pairs run.
+if (process.argv[2] === '--child') {
+  const [, , , tool, base, head] = process.argv;
+  let line: string;
+  if (tool === 'ours') {
+    const r = runDiff(await loadSide(base!), await loadSide(head!));
+    line = `${r.changes.length} changes (${r.summary.breaking} breaking), bump ${r.bump}`;
+  } else {
+    const read = (file: string) => (file.endsWith('.json') ? JSON.parse(readFileSync(file, 'utf8')) : parse(readFileSync(file, 'utf8')));
+    const { diffs } = apiCompare(read(base!), read(head!));
+    line = `${diffs.length} changes (${(diffs as Array<{ type: string }>).filter((d) => d.type === 'breaking').length} breaking)`;
+  }
+  const u = process.resourceUsage();
+  console.log(JSON.stringify({ cpu: (u.userCPUTime + u.systemCPUTime) / 1000, rss: u.maxRSS / 1024, line }));
+  process.exit(0);
+}
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const OUT = path.join(ROOT, 'bench/.out');
@@ -70,8 +97,7 @@ const pairs: Array<[string, string, string]> = [
 ];
 
 async function ours(base: string, head: string) {
-  const [b, h] = await Promise.all([loadSpec(base, { cache: false }), loadSpec(head, { cache: false })]);
-  const result = runDiff({ label: base, model: buildModel(b) }, { label: head, model: buildModel(h) });
+  const result = runDiff(await loadSide(base), await loadSide(head));
   return { total: result.changes.length, breaking: result.summary.breaking, webhooks: result.changes.filter((c) => c.location.event !== undefined).length };
 }
 
@@ -94,9 +120,9 @@ for (const [label, base, head] of pairs) {
     a.push(...(await sample(() => ours(base, head), 1, i === 0 ? 1 : 0)));
     b.push(...(await sample(() => peer(base, head), 1, i === 0 ? 1 : 0)));
   }
-  // Our comparison alone, both models already built (what a second diff against the same base costs).
-  const [bm, hm] = [buildModel(await loadSpec(base, { cache: false })), buildModel(await loadSpec(head, { cache: false }))];
-  const c = median(await sample(() => runDiff({ label: base, model: bm }, { label: head, model: hm }), n, 1));
+  // Our comparison alone, both sides already read (what a second diff against the same base costs).
+  const [bm, hm] = [await loadSide(base), await loadSide(head)];
+  const c = median(await sample(() => runDiff({ label: base, model: { document: structuredClone(bm.model.document) } }, { label: head, model: { document: structuredClone(hm.model.document) } }), n, 1));
   rows.push({ label, a: median(a), b: median(b), c, ours: oursCount, peer: peerCount });
 }
 console.log(`${'pair'.padEnd(32)} ${'gen-card-api diff'.padStart(18)} ${'api-smart-diff'.padStart(15)} ${'ratio'.padStart(7)} ${'ours, compare only'.padStart(19)}   changes reported (breaking) [in webhooks]: ours / api-smart-diff`);
@@ -105,4 +131,119 @@ for (const r of rows) {
     `${r.label.padEnd(32)} ${`${r.a.toFixed(0)} ms`.padStart(18)} ${`${r.b.toFixed(0)} ms`.padStart(15)} ${ratio(r.a, r.b).padStart(7)} ${`${r.c.toFixed(0)} ms`.padStart(19)}   ${r.ours.total} (${r.ours.breaking}) [${r.ours.webhooks}] / ${r.peer.total} (${r.peer.breaking}) [${r.peer.webhooks}]`,
   );
 }
-console.log('ours includes validating both documents against the OpenAPI 3.1 schema and building the generators\' model; api-smart-diff compares the parsed documents only.');
+console.log('ours includes reading and bundling both documents (loadOpenApiDocument); api-smart-diff compares the parsed documents only.');
+
+/** A meaning-preserving OpenAPI 3.1 rendering of a 3.0 document: `nullable` into `type`, boolean exclusive bounds, `x-webhooks`. */
+function to31(value: any): any {
+  if (Array.isArray(value)) return value.map(to31);
+  if (!value || typeof value !== 'object') return value;
+  const out: any = {};
+  for (const [k, v] of Object.entries(value)) out[k] = to31(v);
+  if (out.nullable === true && typeof out.type === 'string') out.type = [out.type, 'null'];
+  // 3.1 reads `enum` strictly: a nullable enum must list null itself.
+  if (out.nullable === true && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+  if (typeof out.nullable === 'boolean' && (out.type !== undefined || out.enum || out.properties || out.items)) delete out.nullable;
+  if (out.exclusiveMaximum === true && typeof out.maximum === 'number') [out.exclusiveMaximum, out.maximum] = [out.maximum, undefined];
+  if (out.exclusiveMinimum === true && typeof out.minimum === 'number') [out.exclusiveMinimum, out.minimum] = [out.minimum, undefined];
+  if (out.exclusiveMaximum === false) delete out.exclusiveMaximum;
+  if (out.exclusiveMinimum === false) delete out.exclusiveMinimum;
+  for (const k of ['maximum', 'minimum']) if (out[k] === undefined) delete out[k];
+  return out;
+}
+
+/** One measured process: CPU (user + system) and peak memory from GNU time when the machine has it, else wall only. */
+interface Sample {
+  cpu: number;
+  rss: number;
+  wall: number;
+  line: string;
+}
+const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
+const DIST = path.join(ROOT, 'packages/cli/dist/main.js');
+/** What the installed bin does (bin/gen-card-api.js without src/ beside it): import the compiled CLI and run it. */
+const CLI = path.join(OUT, 'gen-card-api-dist.mjs');
+if (existsSync(DIST)) writeFileSync(CLI, `const cli = await import(${JSON.stringify(pathToFileURL(DIST).href)});\nawait cli.main();\n`);
+
+type Tool = 'ours' | 'api-smart-diff' | 'optic';
+/** The command line of one tool on one pair. Ours is the compiled CLI when built (what a user runs), else the sources. */
+function command(tool: Tool, base: string, head: string): [string, string[]] {
+  if (tool === 'optic') return [process.env.OPTIC_BIN!, ['diff', base, head, '--check']];
+  if (tool === 'ours' && existsSync(DIST)) return [process.execPath, [CLI, 'diff', base, head, '--format', 'json']];
+  return [process.execPath, ['--conditions=@card-api/source', '--import', 'tsx', import.meta.filename, '--child', tool, base, head]];
+}
+
+function verdictLine(tool: Tool, stdout: string): string {
+  if (tool === 'optic') return `${stdout.split('\n').filter((l) => /^\s*x \[/.test(l)).length} breaking findings`;
+  const text = stdout.trim();
+  if (text.startsWith('{') && text.includes('"summary"')) {
+    const r = JSON.parse(text) as { changes: unknown[]; summary: { breaking: number }; bump: string };
+    return `${r.changes.length} changes (${r.summary.breaking} breaking), bump ${r.bump}`;
+  }
+  return (JSON.parse(text.split('\n').pop() ?? '{}') as { line?: string }).line ?? '?';
+}
+
+function measure(tool: Tool, base: string, head: string): Sample {
+  const [cmd, args] = command(tool, base, head);
+  const start = performance.now();
+  // Optic sends telemetry unless told not to; nothing here leaves the machine.
+  const env = { ...process.env, OPTIC_TELEMETRY_LEVEL: 'off' };
+  const r = GNU_TIME
+    ? spawnSync(GNU_TIME, ['-f', '@@time %U %S %M', cmd, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env, timeout: 900_000 })
+    : spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env, timeout: 900_000 });
+  const wall = performance.now() - start;
+  // 0 no change, 1 changes found: both are a complete run.
+  if (r.status !== 0 && r.status !== 1) throw new Error(`${tool} failed (exit ${r.status}): ${r.stderr?.slice(-2000)}`);
+  const t = /@@time ([\d.]+) ([\d.]+) (\d+)/.exec(r.stderr ?? '');
+  return { cpu: t ? (Number(t[1]) + Number(t[2])) * 1000 : NaN, rss: t ? Number(t[3]) / 1024 : NaN, wall, line: verdictLine(tool, r.stdout ?? '') };
+}
+
+/** Each tool in its own process, interleaved with the order rotated; prints median CPU and wall, spread, peak, ratios. */
+function processTable(label: string, base: string, head: string, tools: Tool[], n: number): void {
+  const samples = new Map<Tool, Sample[]>(tools.map((t) => [t, []]));
+  for (let i = 0; i < n; i += 1) {
+    const order = tools.map((_, k) => tools[(k + i) % tools.length]!);
+    for (const tool of order) samples.get(tool)!.push(measure(tool, base, head));
+  }
+  const s = (x: number) => `${(x / 1000).toFixed(2)} s`;
+  const spread = (xs: number[]) => `${s(Math.min(...xs))}–${s(Math.max(...xs))}`;
+  const med = (tool: Tool, k: 'cpu' | 'wall') => median(samples.get(tool)!.map((x) => x[k]));
+  for (const tool of tools) {
+    const xs = samples.get(tool)!;
+    const name = tool === 'ours' ? (existsSync(DIST) ? 'ours (built CLI)' : 'ours (sources)') : tool;
+    console.log(`${label.padEnd(30)} ${name.padEnd(17)} CPU ${s(med(tool, 'cpu'))} (${spread(xs.map((x) => x.cpu))}), wall ${s(med(tool, 'wall'))} (${spread(xs.map((x) => x.wall))}), peak ${Math.max(...xs.map((x) => x.rss)).toFixed(0)} MB; ${xs[0]!.line}`);
+  }
+  for (const tool of tools.filter((t) => t !== 'ours')) {
+    console.log(`${label.padEnd(30)} ratio ours / ${tool}: CPU ${ratio(med('ours', 'cpu'), med(tool, 'cpu'))}, wall ${ratio(med('ours', 'wall'), med(tool, 'wall'))}`);
+  }
+}
+
+const optic = process.env.OPTIC_BIN ?? null;
+const peers: Tool[] = ['api-smart-diff', ...(optic ? (['optic'] as const) : [])];
+console.log(`\n${os.loadavg()[0]!.toFixed(1)} 1-minute load at the start of the process-level runs (${os.cpus().length} cores); CPU = user + system${GNU_TIME ? '' : ' (no /usr/bin/time: wall only)'}`);
+
+// The card pair as a user meets it: the released spec against the working one, one cold process per run.
+const cardRuns = Math.max(3, Number(process.env.CARD_RUNS ?? runs));
+console.log(`card pair cold, ${cardRuns} runs: ${existsSync(DIST) ? 'the compiled CLI (packages/cli/dist, as its installed bin runs it): diff spec/released/v1.yaml spec/openapi.yaml' : 'run `npm run build` first to time the compiled CLI'}`);
+processTable('card pair (released → head)', path.join(ROOT, 'spec/released/v1.yaml'), path.join(ROOT, 'spec/openapi.yaml'), ['ours', ...peers], cardRuns);
+
+
+
+const gBase = process.env.GITHUB_OPENAPI_BASE;
+const gHead = process.env.GITHUB_OPENAPI_HEAD;
+if (gBase && gHead && existsSync(gBase) && existsSync(gHead)) {
+  const b31 = path.join(OUT, 'github-base.3.1.json');
+  const h31 = path.join(OUT, 'github-head.3.1.json');
+  for (const [from, to] of [[gBase, b31], [gHead, h31]] as const) {
+    const doc = to31(JSON.parse(readFileSync(from, 'utf8')));
+    doc.openapi = '3.1.0';
+    if (doc['x-webhooks']) [doc.webhooks, doc['x-webhooks']] = [doc['x-webhooks'], undefined];
+    writeFileSync(to, JSON.stringify(doc));
+  }
+  const large = [['GitHub REST 3.0 (as published)', gBase, gHead], ['GitHub REST 3.1 rendering', b31, h31]] as const;
+  const n = Math.max(1, Number(process.env.LARGE_RUNS ?? 3));
+  const tools: Tool[] = ['ours', ...(process.env.LARGE_OPTIC === '1' ? peers : ['api-smart-diff' as const])];
+  console.log(`\nlarge pair: GitHub's REST description, ${path.basename(gBase)} of two @octokit/openapi versions, ${n} run(s) each`);
+  for (const [label, base, head] of large) processTable(label, base, head, tools, n);
+}
+
+if (!optic) console.log('\nOptic: not measured (set OPTIC_BIN to an installed @useoptic/optic `optic`; 1.0.9 needs one ajv in its tree, see docs/diff-checks.md).');

@@ -23,6 +23,8 @@ export interface Change {
   defaultLevel: Level;
   location: ChangeLocation;
   message: string;
+  /** Why it matters to an integrator, in one line (the check's reason). */
+  reason: string;
   /** What it touches in the generated code: client methods, exported types, event names. */
   touches: string[];
   /** Set when an override entry changed the level; its reason. */
@@ -43,7 +45,8 @@ export class Collector {
 
   add(id: string, scope: Scope, where: { base: string | null; head: string | null; field?: string }, message: string, extraTouches: string[] = []): void {
     if (!isCheckId(id)) throw new Error(`internal: check ${id} is not in the catalogue`);
-    const key = [id, scope.operation ?? '', scope.event ?? '', where.base ?? '', where.head ?? '', where.field ?? ''].join('\0');
+    // One edit seen twice in one operation or event (two responses sharing a schema) is one change there.
+    const key = [id, scope.operation ?? '', scope.event ?? '', where.base ?? '', where.head ?? '', message].join('\0');
     if (this.#seen.has(key)) return;
     this.#seen.add(key);
     const level = CHECKS[id].level;
@@ -53,6 +56,6 @@ export class Collector {
     if (scope.event !== undefined) location.event = scope.event;
     if (where.field !== undefined && where.field !== '') location.field = where.field;
     const touches = [...new Set([...scope.touches, ...extraTouches])];
-    this.changes.push({ id, level, defaultLevel: level, location, message, touches });
+    this.changes.push({ id, level, defaultLevel: level, location, message, reason: CHECKS[id].why, touches });
   }
 }

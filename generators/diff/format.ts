@@ -1,13 +1,13 @@
 /** The outputs: text for people (default), Markdown for a pull-request comment, JSON, GitHub workflow annotations. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { LineCounter, parseDocument, isNode } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import type { Change } from './change.js';
 import type { DiffResult } from './index.js';
 import { isFailing } from './index.js';
 import { acknowledgmentLine } from './overrides.js';
 
-export const FORMATS = ['text', 'markdown', 'json', 'github'] as const;
+export const FORMATS = ['text', 'markdown', 'json', 'github', 'changelog'] as const;
 export type Format = (typeof FORMATS)[number];
 
 /** Changes that are one edit seen from several operations or events (same check, pointers, field and message). */
@@ -37,6 +37,20 @@ export function groupChanges(changes: Change[]): Group[] {
   // Client methods first, then types and events, each in first-seen order.
   for (const g of groups.values()) g.touches = [...g.touches.filter((t) => t.startsWith('client.')), ...g.touches.filter((t) => !t.startsWith('client.'))];
   return [...groups.values()];
+}
+
+/** How many places a grouped change lists before it only counts the rest. */
+export const PLACES_LISTED = 20;
+
+function placesText(g: Group): string {
+  const shown = g.scopes.slice(0, PLACES_LISTED).join(', ');
+  return g.scopes.length > PLACES_LISTED ? `${shown} and ${g.scopes.length - PLACES_LISTED} more` : shown;
+}
+
+const BUMP_TEXT = { major: 'major (breaking changes)', minor: 'minor (additions or warnings, nothing breaking)', patch: 'patch (nothing a client can use or break)', none: 'none (no change)' } as const;
+
+function bumpLine(r: DiffResult): string {
+  return `semver bump for the generated packages: ${BUMP_TEXT[r.bump]}`;
 }
 
 function groupWhere(g: Group): string {
@@ -69,13 +83,13 @@ function text(r: DiffResult): string {
   if (r.changes.length === 0) out.push('no changes');
   for (const g of groupChanges(r.changes)) {
     const c = g.change;
-    out.push('', `${c.level.toUpperCase().padEnd(8)} ${c.id}  ${groupWhere(g)}`, `  ${c.message}`);
-    if (g.scopes.length > 1) out.push(`  in ${g.scopes.join(', ')}`);
+    out.push('', `${c.level.toUpperCase().padEnd(8)} ${c.id}  ${groupWhere(g)}`, `  ${c.message}`, `  why: ${c.reason}`);
+    if (g.scopes.length > 1) out.push(`  in ${placesText(g)}`);
     out.push(`  ${pointers(c)}`);
     if (g.touches.length) out.push(`  touches ${g.touches.join(', ')}`);
     if (c.override) out.push(`  level ${c.defaultLevel} → ${c.level} by ${r.overridesFile} entry ${c.override.entry}: ${c.override.reason}`);
   }
-  out.push('', summaryLine(r));
+  out.push('', summaryLine(r), bumpLine(r));
   for (const i of r.unusedOverrides) out.push(`note: ${r.overridesFile} entry ${i} matches no change any more; remove it`);
   if (r.summary.failing > 0) {
     out.push(
@@ -104,17 +118,53 @@ function markdown(r: DiffResult): string {
     ...(s.ignored ? [`| ignored (override file) | ${s.ignored} |`] : []),
     '',
     s.failing > 0 ? `**${s.failing} change(s) at or above \`${r.failOn}\` fail the check.**` : `Nothing at or above \`${r.failOn}\`: the check passes.`,
+    '',
+    `Semver bump for the generated packages: **${r.bump}**.`,
   ];
   if (r.changes.length) {
-    out.push('', '| level | check | where | change | touches in generated code |', '| --- | --- | --- | --- | --- |');
+    out.push('', '| level | check | where | change and why | touches in generated code |', '| --- | --- | --- | --- | --- |');
     for (const g of groupChanges(r.changes)) {
       const c = g.change;
       const level = c.override ? `${c.level} (was ${c.defaultLevel})` : c.level;
-      const place = [...g.scopes.map(cell), ...(c.location.field ? [`\`${cell(c.location.field)}\``] : [])].join('<br>');
-      out.push(`| ${level} | \`${c.id}\` | ${place} | ${cell(c.message)}<br><sub>${cell(pointers(c))}</sub> | ${cell(g.touches.map((t) => `\`${t}\``).join(', '))} |`);
+      const listed = g.scopes.slice(0, PLACES_LISTED).map(cell);
+      if (g.scopes.length > PLACES_LISTED) listed.push(`and ${g.scopes.length - PLACES_LISTED} more`);
+      const place = [...listed, ...(c.location.field ? [`\`${cell(c.location.field)}\``] : [])].join('<br>');
+      out.push(`| ${level} | \`${c.id}\` | ${place} | ${cell(c.message)}<br>*${cell(c.reason)}*<br><sub>${cell(pointers(c))}</sub> | ${cell(g.touches.map((t) => `\`${t}\``).join(', '))} |`);
     }
   }
   if (s.failing > 0) out.push('', '<details><summary>How to acknowledge an intended change</summary>', '', `Add to \`${r.overridesFile ?? 'spec/diff-overrides.yaml'}\` under \`overrides:\`:`, '', '```yaml', ...acknowledgmentLines(r), '```', '', '</details>');
+  return `${out.join('\n')}\n`;
+}
+
+const CHANGELOG_HEADINGS: Record<string, string> = { breaking: 'Breaking', warning: 'Needs attention', info: 'Added or improved' };
+
+/**
+ * The release's changelog for people: one section per operation and per event (then the rest), each change with
+ * its level and why it matters, one line per distinct change.
+ */
+function changelog(r: DiffResult): string {
+  const out = [`# ${r.head.version || r.head.label}`, '', `Changes since ${r.base.version || r.base.label}. Semver bump for the generated packages: **${r.bump}**.`];
+  if (r.changes.length === 0) out.push('', 'No change to the contract.');
+  const sections = new Map<string, Change[]>();
+  for (const c of r.changes) {
+    if (c.id === 'version-major-bump-missing') continue;
+    const l = c.location;
+    const title = l.operation ? `Operation \`${l.operation}\`${l.endpoint && l.endpoint !== l.operation ? ` (${l.endpoint})` : ''}` : l.event ? `Event \`${l.event}\`` : 'Types and components';
+    const list = sections.get(title) ?? [];
+    list.push(c);
+    sections.set(title, list);
+  }
+  const order = (t: string) => (t.startsWith('Operation') ? 0 : t.startsWith('Event') ? 1 : 2);
+  for (const title of [...sections.keys()].sort((a, b) => order(a) - order(b) || (a < b ? -1 : a > b ? 1 : 0))) {
+    out.push('', `## ${title}`, '');
+    const seen = new Set<string>();
+    for (const c of sections.get(title)!) {
+      const line = `- **${CHANGELOG_HEADINGS[c.level]}**: ${c.location.field ? `\`${c.location.field}\` ` : ''}${c.message}. ${c.reason[0]!.toUpperCase()}${c.reason.slice(1)}.`;
+      if (seen.has(line)) continue;
+      seen.add(line);
+      out.push(line);
+    }
+  }
   return `${out.join('\n')}\n`;
 }
 
@@ -125,6 +175,7 @@ function json(r: DiffResult): string {
       head: r.head,
       failOn: r.failOn,
       summary: r.summary,
+      bump: r.bump,
       changes: r.changes,
       ignored: r.ignored,
       unusedOverrides: r.unusedOverrides,
@@ -134,20 +185,44 @@ function json(r: DiffResult): string {
   )}\n`;
 }
 
-/** Line of a JSON pointer in a YAML/JSON file (1-based), when the pointer is inside that file. */
+const parsed = new Map<string, { contents: Node | null; counter: LineCounter } | null>();
+
+/**
+ * Line (1-based) of the key a JSON pointer ends on in a YAML/JSON file, so that an annotation lands on the line
+ * that names the thing (`maxLength: 4`), not on the first line of its value; the nearest key that exists when
+ * the pointer goes further than the file.
+ */
 export function pointerLine(file: string, pointer: string): number | undefined {
-  try {
-    const counter = new LineCounter();
-    const doc = parseDocument(readFileSync(file, 'utf8'), { lineCounter: counter });
-    const tokens = pointer.replace(/^#\/?/, '').split('/').filter((t) => t !== '').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
-    for (let n = tokens.length; n >= 0; n -= 1) {
-      const node = doc.getIn(tokens.slice(0, n), true);
-      if (isNode(node) && node.range) return counter.linePos(node.range[0]).line;
+  let doc = parsed.get(file);
+  if (doc === undefined) {
+    try {
+      const counter = new LineCounter();
+      const d = parseDocument(readFileSync(file, 'utf8'), { lineCounter: counter, keepSourceTokens: false });
+      doc = { contents: d.contents as Node | null, counter };
+    } catch {
+      doc = null;
     }
-  } catch {
-    return undefined;
+    parsed.set(file, doc);
   }
-  return undefined;
+  if (!doc) return undefined;
+  const tokens = pointer.replace(/^#\/?/, '').split('/').filter((t) => t !== '').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  let node: unknown = doc.contents;
+  let line: number | undefined;
+  for (const t of tokens) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === t);
+      if (!pair) break;
+      const key = pair.key as Node | null;
+      if (key?.range) line = doc.counter.linePos(key.range[0]).line;
+      node = pair.value;
+    } else if (isSeq(node)) {
+      const item = node.items[Number(t)] as Node | undefined;
+      if (!item) break;
+      if (item.range) line = doc.counter.linePos(item.range[0]).line;
+      node = item;
+    } else break;
+  }
+  return line;
 }
 
 function escapeData(s: string): string {
@@ -161,7 +236,9 @@ function github(r: DiffResult, headFile: string | null): string {
   const command = { breaking: 'error', warning: 'warning', info: 'notice' } as const;
   const rel = headFile ? path.relative(process.cwd(), headFile) : null;
   const file = rel === null ? null : (rel.startsWith('..') ? headFile! : rel).split(path.sep).join('/');
-  const lines = r.changes.map((c) => {
+  // One annotation per distinct change, on the line of the head's key it is about.
+  const lines = groupChanges(r.changes).map((g) => {
+    const c = g.change;
     const props = [];
     if (file && c.location.head) {
       props.push(`file=${escapeProperty(file)}`);
@@ -169,10 +246,11 @@ function github(r: DiffResult, headFile: string | null): string {
       if (line) props.push(`line=${line}`);
     }
     props.push(`title=${escapeProperty(`${c.id} (${c.level})`)}`);
-    const body = `${where(c)}: ${c.message}${c.touches.length ? ` [touches ${c.touches.join(', ')}]` : ''}`;
+    const place = g.scopes.length > 1 ? `${g.scopes.length} places (${placesText(g)})${c.location.field ? ` · ${c.location.field}` : ''}` : where(c);
+    const body = `${place}: ${c.message}. Why: ${c.reason}${g.touches.length ? ` [touches ${g.touches.join(', ')}]` : ''}`;
     return `::${command[c.level]} ${props.join(',')}::${escapeData(body)}`;
   });
-  lines.push(`gen-card-api diff: ${summaryLine(r)}`);
+  lines.push(`gen-card-api diff: ${summaryLine(r)}`, bumpLine(r));
   if (r.summary.failing > 0) lines.push(`Acknowledge intended changes in ${r.overridesFile ?? 'an override file (--overrides)'}:`, ...acknowledgmentLines(r));
   return `${lines.join('\n')}\n`;
 }
@@ -185,6 +263,8 @@ export function formatResult(result: DiffResult, format: Format, options: { head
       return json(result);
     case 'github':
       return github(result, options.headFile ?? null);
+    case 'changelog':
+      return changelog(result);
     default:
       return text(result);
   }

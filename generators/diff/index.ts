@@ -1,18 +1,21 @@
 /**
- * `gen-card-api diff`: the breaking-change check between two versions of the spec. Both sides are models from
- * the generators' loader; operations, webhooks and exported types are compared with the catalogue's checks,
- * then the override file adjusts levels, then a breaking change without a major version bump is reported.
+ * `gen-card-api diff`: the breaking-change check between two versions of an OpenAPI 3.0 or 3.1 document. Each
+ * side is read as plain OpenAPI (document.ts); operations, webhooks and component schemas are compared with the
+ * catalogue's checks (schemas once per pair and direction, schema.ts), then the override file adjusts levels, then
+ * a breaking change without a major version bump is reported, and the result names the semver bump it needs.
  */
-import type { ApiModel } from '../model/index.js';
-import { compareStrings } from '../model/index.js';
-import type { Level } from './catalogue.js';
+import { compareStrings, type JsonObject } from '../model/index.js';
+import { bumpOf, type Bump, type Level } from './catalogue.js';
 import { Collector, type Change } from './change.js';
-import { compareOperations } from './operations.js';
+import { documentOf, isObject, token, type DiffDoc } from './document.js';
+import { compareOperations, type Context } from './operations.js';
 import { applyOverrides, type Overrides } from './overrides.js';
+import { Comparer } from './schema.js';
 import { compareWebhooks } from './webhooks.js';
 
-export { CHECKS, CHECK_IDS, LEVELS, isCheckId, renderCatalogueTable, type CheckId, type Level } from './catalogue.js';
+export { bumpOf, CHECKS, CHECK_IDS, LEVELS, isCheckId, renderCatalogueTable, type Bump, type CheckId, type Level } from './catalogue.js';
 export type { Change, ChangeLocation } from './change.js';
+export { readDocument, type DiffDoc } from './document.js';
 export { acknowledgmentLine, applyOverrides, loadOverrides, parseOverrides, type OverrideEntry, type Overrides } from './overrides.js';
 export { loadSide, parseRevSpec, type Side } from './sides.js';
 export { formatResult, FORMATS, type Format } from './format.js';
@@ -22,24 +25,40 @@ const RANK: Record<Level, number> = { breaking: 0, warning: 1, info: 2 };
 
 /** A total order on changes, so output never depends on walk order. */
 export function sortChanges(changes: Change[]): Change[] {
-  const key = (c: Change) => [c.location.operation ?? '', c.location.event ?? '', c.id, c.location.field ?? '', c.location.base ?? '', c.location.head ?? '', c.message].join('\0');
-  return [...changes].sort((a, b) => RANK[a.level] - RANK[b.level] || compareStrings(key(a), key(b)));
+  const keyed = changes.map((c) => ({ c, key: [c.location.operation ?? '', c.location.event ?? '', c.id, c.location.field ?? '', c.location.base ?? '', c.location.head ?? '', c.message].join('\0') }));
+  keyed.sort((a, b) => RANK[a.c.level] - RANK[b.c.level] || compareStrings(a.key, b.key));
+  return keyed.map((k) => k.c);
 }
 
-/** Every change between two models, at the catalogue's levels (no overrides, no version check). */
-export function diffModels(base: ApiModel, head: ApiModel): Change[] {
-  const collector = new Collector();
-  compareOperations(base, head, collector);
-  compareWebhooks(base, head, collector);
-  const headTypes = new Set(head.schemas.map((s) => s.name));
-  const baseTypes = new Set(base.schemas.map((s) => s.name));
-  for (const s of base.schemas) {
-    if (!headTypes.has(s.name)) collector.add('type-removed', { touches: [`type ${s.name}`] }, { base: s.pointer, head: null }, `exported type ${s.name} is no longer generated (component schema removed or renamed)`);
+/** What a diff side needs: the bundled document (an `ApiModel` or a `LoadedSpec` will do). */
+export interface DiffInput {
+  document: JsonObject;
+}
+
+function diffDoc(input: DiffInput, file = 'spec'): DiffDoc {
+  return documentOf(file, input.document);
+}
+
+function componentSchemas(doc: JsonObject): string[] {
+  const c = isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : {};
+  return Object.keys(c);
+}
+
+/** Every change between two documents, at the catalogue's levels (no overrides, no version check). */
+export function diffModels(base: DiffInput, head: DiffInput): Change[] {
+  const ctx: Context = { base: diffDoc(base), head: diffDoc(head), comparer: new Comparer(base.document, head.document), collector: new Collector() };
+  compareOperations(ctx);
+  compareWebhooks(ctx);
+  const headTypes = new Set(componentSchemas(head.document));
+  const baseTypes = new Set(componentSchemas(base.document));
+  const speak = (doc: DiffDoc, name: string) => (doc.toolkit ? [`type ${name}`] : []);
+  for (const name of baseTypes) {
+    if (!headTypes.has(name)) ctx.collector.add('type-removed', { touches: speak(ctx.base, name) }, { base: `#/components/schemas/${token(name)}`, head: null }, ctx.base.toolkit ? `exported type ${name} is no longer generated (component schema removed or renamed)` : `component schema ${name} removed or renamed`);
   }
-  for (const s of head.schemas) {
-    if (!baseTypes.has(s.name)) collector.add('type-added', { touches: [`type ${s.name}`] }, { base: null, head: s.pointer }, `new exported type ${s.name}`);
+  for (const name of headTypes) {
+    if (!baseTypes.has(name)) ctx.collector.add('type-added', { touches: speak(ctx.head, name) }, { base: null, head: `#/components/schemas/${token(name)}` }, ctx.head.toolkit ? `new exported type ${name}` : `new component schema ${name}`);
   }
-  return sortChanges(collector.changes);
+  return sortChanges(ctx.collector.changes);
 }
 
 function major(version: string): number | null {
@@ -52,7 +71,7 @@ export type FailOn = 'breaking' | 'warning';
 export interface DiffResult {
   base: { label: string; version: string };
   head: { label: string; version: string };
-  /** Kept changes, sorted, breaking first, levels after overrides. */
+  /** Kept changes, sorted, breaking first, levels after overrides: one per operation or event a change reaches. */
   changes: Change[];
   /** Changes an override set to `ignore`. */
   ignored: Change[];
@@ -61,31 +80,44 @@ export interface DiffResult {
   overridesFile: string | null;
   failOn: FailOn;
   summary: { breaking: number; warning: number; info: number; ignored: number; failing: number };
+  /** The semver bump the generated packages need for the kept changes (`none` when nothing changed). */
+  bump: Bump;
 }
 
 export function isFailing(change: Change, failOn: FailOn): boolean {
   return RANK[change.level] <= RANK[failOn];
 }
 
-/** The full run: diff, overrides, the version rule, summary. */
-export function runDiff(
-  base: { label: string; model: ApiModel },
-  head: { label: string; model: ApiModel },
-  options: { overrides?: Overrides | null; failOn?: FailOn } = {},
-): DiffResult {
+const BUMP_RANK: Record<Bump, number> = { major: 3, minor: 2, patch: 1, none: 0 };
+
+/** The largest bump the changes ask for. */
+export function bumpFor(changes: Change[]): Bump {
+  let bump: Bump = 'none';
+  for (const c of changes) {
+    if (c.id === 'version-major-bump-missing') continue;
+    const b = bumpOf(c.id, c.level);
+    if (BUMP_RANK[b] > BUMP_RANK[bump]) bump = b;
+  }
+  return bump;
+}
+
+/** The full run: diff, overrides, the version rule, summary, bump. */
+export function runDiff(base: { label: string; model: DiffInput }, head: { label: string; model: DiffInput }, options: { overrides?: Overrides | null; failOn?: FailOn } = {}): DiffResult {
   const overrides = options.overrides ?? null;
   const failOn = options.failOn ?? 'breaking';
+  const baseDoc = diffDoc(base.model, base.label);
+  const headDoc = diffDoc(head.model, head.label);
   const raw = diffModels(base.model, head.model);
   const first = applyOverrides(raw, overrides);
   let kept = first.kept;
   let ignored = first.ignored;
   const used = first.used;
   const breaking = kept.filter((c) => c.level === 'breaking');
-  const bMajor = major(base.model.version);
-  const hMajor = major(head.model.version);
+  const bMajor = major(baseDoc.version);
+  const hMajor = major(headDoc.version);
   if (breaking.length > 0 && (bMajor === null || hMajor === null || hMajor <= bMajor)) {
     const collector = new Collector();
-    collector.add('version-major-bump-missing', { touches: [] }, { base: '#/info/version', head: '#/info/version' }, `${breaking.length} breaking change(s) but info.version goes from ${base.model.version} to ${head.model.version} without a major bump`);
+    collector.add('version-major-bump-missing', { touches: [] }, { base: '#/info/version', head: '#/info/version' }, `${breaking.length} breaking change(s) but info.version goes from ${baseDoc.version} to ${headDoc.version} without a major bump`);
     const second = applyOverrides(collector.changes, overrides);
     kept = [...kept, ...second.kept];
     ignored = [...ignored, ...second.ignored];
@@ -95,13 +127,15 @@ export function runDiff(
   ignored = sortChanges(ignored);
   const count = (level: Level) => kept.filter((c) => c.level === level).length;
   return {
-    base: { label: base.label, version: base.model.version },
-    head: { label: head.label, version: head.model.version },
+    base: { label: base.label, version: baseDoc.version },
+    head: { label: head.label, version: headDoc.version },
     changes: kept,
     ignored,
     unusedOverrides: overrides ? overrides.entries.map((_, i) => i).filter((i) => !used.has(i)) : [],
     overridesFile: overrides?.file ?? null,
     failOn,
     summary: { breaking: count('breaking'), warning: count('warning'), info: count('info'), ignored: ignored.length, failing: kept.filter((c) => isFailing(c, failOn)).length },
+    bump: bumpFor(kept),
   };
 }
+

@@ -1,31 +1,46 @@
 /**
- * One side of a diff: a spec file, or a git revision with a path (`origin/main:spec/openapi.yaml`). A revision's
- * spec folder is materialised from `git archive` into a temporary folder, so that a spec split across files with
- * relative `$ref`s loads exactly as it would from a checkout; both sides then go through the generators' loader
- * and model (bundled, validated, `$ref`s kept and resolved on demand).
+ * One side of a diff: a spec file, an http(s) URL (with `--allow-remote-refs`), `-` for stdin, or a git revision
+ * with a path (`origin/main:spec/openapi.yaml`). A revision's
+ * spec is materialised into a temporary folder with every file it references (`git show` of each, following
+ * relative `$ref`s from file to file), so that a spec split across files loads exactly as it would from a checkout;
+ * then both sides go through the generators' loader (read, parse, bundle), without the 3.1 validation or the model:
+ * any OpenAPI 3.0 or 3.1 document can be compared.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildModel, loadSpec, SpecError, SpecErrors, type ApiModel } from '../model/index.js';
+import { parse } from 'yaml';
+import { SpecError, SpecErrors, type JsonObject } from '../model/index.js';
 import { isRemote, STDIN } from '../model/input-policy.js';
+import { loadOpenApiDocument } from '../model/load.js';
+import { documentOf, type DiffDoc } from './document.js';
 
 export interface Side {
   /** As given on the command line. */
   label: string;
   /** A file on disk, or null for a git revision. */
   file: string | null;
-  model: ApiModel;
+  /** The bundled document. */
+  model: { document: JsonObject };
+  doc: DiffDoc;
 }
 
-function git(args: string[], cwd: string, input?: Buffer): { ok: boolean; stdout: Buffer; stderr: string } {
-  const r = spawnSync('git', args, { cwd, input, maxBuffer: 512 * 1024 * 1024 });
+/** Bounds on what a revision side may pull out of git. */
+const MAX_FILES = 1000;
+const MAX_BYTES = 256 * 1024 * 1024;
+
+function git(args: string[], cwd: string): { ok: boolean; stdout: Buffer; stderr: string } {
+  const r = spawnSync('git', args, { cwd, maxBuffer: MAX_BYTES });
   return { ok: r.status === 0, stdout: r.stdout ?? Buffer.alloc(0), stderr: (r.stderr ?? Buffer.alloc(0)).toString().trim() || (r.error ? String(r.error) : '') };
 }
 
 function relabel(error: unknown, from: string, to: string): unknown {
-  const fix = (e: SpecError) => new SpecError(e.file.startsWith(from) ? `${to}${e.file.slice(from.length).replace(/\\/g, '/')}` : e.file, e.pointer, e.reason, e.line, e.column);
+  const fix = (e: SpecError) => {
+    const file = e.file.replace(/\\/g, '/');
+    const at = file.indexOf(from.replace(/\\/g, '/'));
+    return new SpecError(at >= 0 ? `${to}${file.slice(at + from.length)}` : e.file, e.pointer, e.reason, e.line, e.column);
+  };
   if (error instanceof SpecErrors) return new SpecErrors(error.errors.map(fix));
   if (error instanceof SpecError) return fix(error);
   return error;
@@ -39,13 +54,61 @@ export function parseRevSpec(spec: string): { rev: string; file: string } | null
   return { rev: m[1]!, file: m[2]! };
 }
 
+/** Relative files a parsed document references (`$ref: './schemas/card.yaml#/Card'`), repository-relative. */
+function referencedFiles(value: unknown, from: string, out: Set<string>, depth = 0): void {
+  if (depth > 200 || value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const v of value) referencedFiles(v, from, out, depth + 1);
+    return;
+  }
+  for (const [k, v] of Object.entries(value)) {
+    if (k === '$ref' && typeof v === 'string') {
+      const target = decodeURIComponent(v.split('#')[0]!);
+      if (target !== '' && !/^[a-z][a-z0-9+.-]*:/i.test(target)) out.add(path.posix.normalize(path.posix.join(path.posix.dirname(from), target)));
+    } else referencedFiles(v, from, out, depth + 1);
+  }
+}
+
+/** Writes `rel` and every file it references, as of `rev`, under `dir`. */
+function materialise(spec: string, root: string, rev: string, rel: string, dir: string): void {
+  const queue = [rel];
+  const done = new Set<string>();
+  let bytes = 0;
+  while (queue.length > 0) {
+    const file = queue.shift()!;
+    if (done.has(file)) continue;
+    done.add(file);
+    if (file.startsWith('../') || path.posix.isAbsolute(file)) throw new SpecError(spec, '#', `${file} is referenced but lies outside the repository`);
+    if (done.size > MAX_FILES) throw new SpecError(spec, '#', `the spec references more than ${MAX_FILES} files`);
+    const shown = git(['show', `${rev}:${file}`], root);
+    if (!shown.ok) throw new SpecError(`${rev}:${file}`, '#', `git cannot read ${file} at revision ${rev}: ${shown.stderr || 'not found'}`);
+    bytes += shown.stdout.length;
+    if (bytes > MAX_BYTES) throw new SpecError(spec, '#', `the spec and the files it references exceed ${MAX_BYTES / 1024 / 1024} MiB`);
+    const target = path.join(dir, ...file.split('/'));
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, shown.stdout);
+    let parsed: unknown;
+    try {
+      parsed = parse(shown.stdout.toString('utf8'), { maxAliasCount: 1000 });
+    } catch {
+      continue; // the loader reports the syntax error with its line
+    }
+    const refs = new Set<string>();
+    referencedFiles(parsed, file, refs);
+    for (const r of [...refs].sort()) if (!done.has(r)) queue.push(r);
+  }
+}
+
 export async function loadSide(spec: string, cwd = process.cwd()): Promise<Side> {
   // A URL or stdin is no file and no revision: the loader reads it (under its input policy) as it is.
-  if (spec === STDIN || isRemote(spec)) return { label: spec, file: null, model: buildModel(await loadSpec(spec)) };
+  if (spec === STDIN || isRemote(spec)) {
+    const loaded = await loadOpenApiDocument(spec);
+    return { label: spec, file: null, model: loaded, doc: documentOf(spec, loaded.document) };
+  }
   const rev = parseRevSpec(spec);
   if (!rev) {
-    const spec2 = await loadSpec(path.resolve(cwd, spec));
-    return { label: spec, file: spec2.file, model: buildModel(spec2) };
+    const loaded = await loadOpenApiDocument(path.resolve(cwd, spec));
+    return { label: spec, file: loaded.file, model: loaded, doc: documentOf(spec, loaded.document) };
   }
   const top = git(['rev-parse', '--show-toplevel'], cwd);
   if (!top.ok) throw new SpecError(spec, '#', `no file ${spec}, and not inside a git repository to read it as <revision>:<path> (${top.stderr})`);
@@ -53,18 +116,12 @@ export async function loadSide(spec: string, cwd = process.cwd()): Promise<Side>
   const rel = (rev.file.startsWith('./') || rev.file.startsWith('../') ? path.relative(root, path.resolve(cwd, rev.file)) : rev.file).split(path.sep).join('/');
   const exists = git(['cat-file', '-e', `${rev.rev}:${rel}`], root);
   if (!exists.ok) throw new SpecError(spec, '#', `git cannot read ${rel} at revision ${rev.rev}: ${exists.stderr || 'not found'}`);
-  const dir = path.posix.dirname(rel);
-  const archive = git(['archive', '--format=tar', rev.rev, '--', dir === '.' ? rel : dir], root);
-  if (!archive.ok) throw new SpecError(spec, '#', `git archive failed: ${archive.stderr}`);
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'card-api-diff-'));
   try {
-    const untar = spawnSync('tar', ['-x', '-C', tmp], { input: archive.stdout, maxBuffer: 64 * 1024 * 1024 });
-    if (untar.status !== 0) throw new SpecError(spec, '#', `cannot unpack the revision: ${untar.stderr?.toString() ?? untar.error}`);
-    const file = path.join(tmp, rel);
+    materialise(spec, root, rev.rev, rel, tmp);
     try {
-      const loaded = await loadSpec(file);
-      const model = buildModel(loaded);
-      return { label: spec, file: null, model };
+      const loaded = await loadOpenApiDocument(path.join(tmp, ...rel.split('/')));
+      return { label: spec, file: null, model: loaded, doc: documentOf(spec, loaded.document) };
     } catch (error) {
       throw relabel(error, `${tmp}${path.sep}`, `${rev.rev}:`);
     }

@@ -1,25 +1,35 @@
-/** Names, in this toolkit's generated code, of what a change touches: read from the model and the generators. */
-import type { EventModel, OperationModel } from '../model/index.js';
-import { transformOperationQuery } from '../types/aliases.js';
+/**
+ * Names, in this toolkit's generated code, of what a change touches. Only a document that follows the toolkit's
+ * conventions (`x-client` on its operations) has them; any other document's changes touch nothing by name.
+ */
+import type { DiffDoc, Event, Op } from './document.js';
 
 /** `client.cards.create()` or `client.ping()`, from the operation's `x-client`. */
-export function clientMethod(op: OperationModel): string {
-  return `client.${op.resource ? `${op.resource}.` : ''}${op.methodName}()`;
+export function clientMethod(op: Op): string | null {
+  return op.client ? `client.${op.client.resource ? `${op.client.resource}.` : ''}${op.client.method}()` : null;
 }
 
 /** Generated code an operation's changes touch: its client method (and waiter). */
-export function operationTouches(op: OperationModel): string[] {
-  const out = [clientMethod(op)];
-  if (op.waiter) out.push(`client.${op.resource ? `${op.resource}.` : ''}${op.waiter}()`);
+export function operationTouches(op: Op): string[] {
+  const method = clientMethod(op);
+  if (!method || !op.client) return [];
+  const out = [method];
+  if (op.client.waiter) out.push(`client.${op.client.resource ? `${op.client.resource}.` : ''}${op.client.waiter}()`);
   return out;
 }
 
-/** The exported query type of an operation (`ListCardsQuery`), if the types target generates one. */
-export function queryTypeName(op: OperationModel): string | null {
-  const statement = transformOperationQuery(op);
-  return statement && 'name' in statement && typeof statement.name === 'string' ? statement.name : null;
+/**
+ * The exported query type of an operation (`ListCardsQuery`), named as the types target names it
+ * (`transformOperationQuery` in generators/types/aliases.ts, whose module loads ts-morph, which diff must not pay
+ * for; test/diff/touches.test.ts keeps the two equal).
+ */
+export function queryTypeName(doc: DiffDoc, op: Op): string | null {
+  if (!doc.toolkit || !op.operationId || ![...op.params.values()].some((p) => p.in === 'query')) return null;
+  const pascal = op.operationId.split(/[^A-Za-z0-9]+/).filter(Boolean).map((part) => part[0]!.toUpperCase() + part.slice(1)).join('');
+  return `${pascal}Query`;
 }
 
-export function eventTouches(event: EventModel): string[] {
-  return [`event '${event.name}'`, `EventMap['${event.name}']`, `type ${event.schemaName}`];
+export function eventTouches(doc: DiffDoc, event: Event, payloadType: string | undefined): string[] {
+  if (!doc.toolkit) return [];
+  return [`event '${event.name}'`, `EventMap['${event.name}']`, ...(payloadType ? [`type ${payloadType}`] : [])];
 }

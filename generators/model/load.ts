@@ -549,6 +549,18 @@ export function inputProblems(file: string, problems: readonly NormalizedProblem
   return problems.filter((p) => p.severity === 'error' && ours(p)).map((p) => problemToError(file, p));
 }
 
+/** The bundled document, if it is an object declaring OpenAPI 3.0 or 3.1; a `SpecError` otherwise. */
+export function assertOpenApi3(file: string, document: unknown): JsonObject {
+  if (!document || typeof document !== 'object' || Array.isArray(document)) {
+    throw new SpecError(displayPath(file), '#', 'the document is not a YAML or JSON object');
+  }
+  const version = (document as JsonObject).openapi;
+  if (typeof version !== 'string' || !/^3\.[01]\.\d+(-[\w.]+)?$/.test(version)) {
+    throw new SpecError(displayPath(file), '#/openapi', `expected an OpenAPI 3.0 or 3.1 document, found openapi: ${JSON.stringify(version)}`);
+  }
+  return document as JsonObject;
+}
+
 /** Redocly's problems of severity `error` as `SpecError`s (an unresolved `$ref` named with its target and why). */
 export function fatalProblems(file: string, problems: readonly NormalizedProblem[]): SpecError[] {
   return problems.filter((p) => p.severity === 'error').map((p) => problemToError(file, p));
@@ -581,4 +593,20 @@ export async function loadSpec(spec: string, options: { cache?: boolean; policy?
   const loaded: LoadedSpec = { file, document, hash };
   cache.set(`${file}\0${hash}`, loaded);
   return loaded;
+}
+
+/**
+ * Reads and bundles any OpenAPI 3.0 or 3.1 document (a path, an http(s) URL or `-` for stdin) under the same input
+ * policy, `$ref` and error rules as `loadSpec`, but without the 3.1 schema validation: for tools that compare
+ * documents (`diff`) rather than generate from them.
+ */
+export async function loadOpenApiDocument(spec: string, options: { policy?: InputPolicy } = {}): Promise<LoadedSpec> {
+  const resolver = new SpecResolver(spec, options.policy ?? inputPolicy());
+  const file = resolver.root;
+  const bytes = await resolver.rootBytes();
+  const hash = createHash('sha256').update(bytes).digest('hex');
+  const result = await bundleSpec(spec, await createConfig({}), resolver);
+  const fatal = fatalProblems(file, result.problems);
+  if (fatal.length > 0) throw new SpecErrors(fatal);
+  return { file, document: assertOpenApi3(file, result.bundle.parsed), hash };
 }

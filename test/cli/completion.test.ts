@@ -37,7 +37,7 @@ describe('gen-card-api completion', () => {
         .filter(Boolean);
     expect(complete('cl')).toEqual(['client']);
     expect(complete('diff', '--fo')).toEqual(['--format']);
-    expect(complete('diff', '--format', '')).toEqual(['text', 'markdown', 'json', 'github']);
+    expect(complete('diff', '--format', '')).toEqual(['text', 'markdown', 'json', 'github', 'changelog']);
     expect(complete('completion', '')).toEqual(expect.arrayContaining(['bash', 'zsh', 'fish']));
     expect(complete('client', '--spec', 'gen-card-api.b')).toEqual(['gen-card-api.bash']);
   });
@@ -53,7 +53,7 @@ describe('gen-card-api completion', () => {
       );
     const diff = run(['diff', '--f']);
     expect(diff).toContain('--format[output\\: text for people');
-    expect(diff).toContain(':value:(text markdown json github)');
+    expect(diff).toContain(':value:(text markdown json github changelog)');
     const top = run(['']);
     expect(top).toMatch(/^-s$/m);
     // Stubbed _arguments never sets $state, so the command list is checked through the script's text.
@@ -70,7 +70,7 @@ describe('gen-card-api completion', () => {
         .filter(Boolean)
         .map((row) => row.split('\t')[0]!);
     expect(complete('gen-card-api cl')).toEqual(['client']);
-    expect(complete('gen-card-api diff --format ').sort()).toEqual(['github', 'json', 'markdown', 'text']);
+    expect(complete('gen-card-api diff --format ').sort()).toEqual(['changelog', 'github', 'json', 'markdown', 'text']);
     expect(complete('gen-card-api completion ').sort()).toEqual(['bash', 'fish', 'zsh']);
   });
 });

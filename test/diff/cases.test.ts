@@ -23,6 +23,21 @@ const S = schemas;
 const CARD = '/cards/{uuid}';
 const errorBody = { description: 'Unavailable.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
 
+/** `CardTransaction.merchant` as a oneOf of named object branches (`Merchant`, and variants told apart by `channel`). */
+function merchantBranches(d: any, names: string[]): void {
+  const channel: Record<string, string> = { OnlineMerchant: 'online', PhoneMerchant: 'phone' };
+  for (const name of Object.keys(channel)) {
+    S(d)[name] = { type: 'object', required: ['channel', 'name'], properties: { channel: { const: channel[name] }, name: { type: 'string' }, [`${channel[name]}_ref`]: { type: 'string' } } };
+  }
+  for (const name of Object.keys(channel)) if (!names.includes(name)) delete S(d)[name];
+  S(d).CardTransaction.properties.merchant = { oneOf: names.map((n) => ({ $ref: `#/components/schemas/${n}` })) };
+}
+
+/** A second media type with the JSON one's schema. */
+function addMedia(content: any, type: string): void {
+  content[type] = { schema: structuredClone(content['application/json'].schema) };
+}
+
 const CASES: Case[] = [
   // Operations
   { name: 'an operation removed', id: 'operation-removed', level: 'breaking', at: { operation: 'getWallet' }, head: (d) => delete d.paths['/wallet'].get },
@@ -105,10 +120,12 @@ const CASES: Case[] = [
       S(d).CreateCardRequest.properties.nickname = { type: 'string' };
       S(d).CreateCardRequest.required.push('nickname');
     },
+    also: ['example-no-longer-valid'],
   },
   { name: 'request: a field made required', id: 'request-body-field-became-required', level: 'breaking', at: { operation: 'createCard' }, head: (d) => S(d).CreateCardRequest.required.push('notes') },
   { name: 'request: a new optional field', id: 'request-body-field-added', level: 'info', at: { operation: 'createCard' }, head: (d) => (S(d).CreateCardRequest.properties.nickname = { type: 'string' }) },
-  { name: 'request: a field removed', id: 'request-body-field-removed', level: 'warning', at: { operation: 'createCard' }, head: (d) => delete S(d).CreateCardRequest.properties.notes },
+  { name: 'request: a field default changed', id: 'request-default-changed', level: 'warning', at: { operation: 'createCard' }, head: (d) => (S(d).CreateCardRequest.properties.notes.default = 'none') },
+  { name: 'request: a field removed', id: 'request-body-field-removed', level: 'warning', at: { operation: 'createCard' }, head: (d) => delete S(d).CreateCardRequest.properties.notes, also: ['example-no-longer-valid'] },
   {
     name: 'request: a field made optional',
     id: 'request-body-field-became-optional',
@@ -116,7 +133,7 @@ const CASES: Case[] = [
     at: { operation: 'createCard' },
     head: (d) => (S(d).CreateCardRequest.required = S(d).CreateCardRequest.required.filter((n: string) => n !== 'cardholder_last_name')),
   },
-  { name: 'request: a type changed', id: 'request-type-changed', level: 'breaking', at: { operation: 'createCard' }, head: (d) => (S(d).CreateCardRequest.properties.card_product_id.type = 'string') },
+  { name: 'request: a type changed', id: 'request-type-changed', level: 'breaking', at: { operation: 'createCard' }, head: (d) => (S(d).CreateCardRequest.properties.card_product_id.type = 'string'), also: ['example-no-longer-valid'] },
   { name: 'request: a type widened', id: 'request-type-widened', level: 'info', at: { operation: 'createCard' }, head: (d) => (S(d).CreateCardRequest.properties.card_product_id.type = 'number') },
   { name: 'request: a format added', id: 'request-format-changed', level: 'breaking', at: { operation: 'createCard' }, head: (d) => (S(d).CreateCardRequest.properties.purpose.format = 'email') },
   { name: 'request: a format removed', id: 'request-format-removed', level: 'info', at: { operation: 'getCard' }, head: (d) => delete d.components.parameters.CardUuid.schema.format },
@@ -176,6 +193,7 @@ const CASES: Case[] = [
     level: 'info',
     at: { operation: 'createCard' },
     head: (d) => (d.components.responses.ValidationFailed.content['application/json'].examples.limit = { value: { error: { code: 'card.limit_exceeded', message: 'x', request_id: null } } }),
+    also: ['example-no-longer-valid'],
   },
   {
     name: 'the success body no longer JSON',
@@ -183,6 +201,7 @@ const CASES: Case[] = [
     level: 'breaking',
     at: { operation: 'getWallet' },
     head: (d) => (op(d, '/wallet').responses['200'] = { description: 'The wallet.' }),
+    also: ['response-optional-header-removed'],
   },
   {
     name: 'a paginated list no longer paginated',
@@ -207,7 +226,7 @@ const CASES: Case[] = [
     level: 'breaking',
     at: { operation: 'getOrder' },
     head: (d) => (S(d).Order.properties.created_at = { type: 'integer' }),
-    also: ['response-format-removed'],
+    also: ['example-no-longer-valid', 'response-format-removed'],
   },
   {
     name: 'response: a type narrowed',
@@ -230,8 +249,8 @@ const CASES: Case[] = [
   },
   { name: 'response: an enum value removed', id: 'response-enum-value-removed', level: 'info', at: { operation: 'listCardConsumptionBills' }, head: (d) => (S(d).ConsumptionBillKind.enum = S(d).ConsumptionBillKind.enum.filter((v: string) => v !== 'other')) },
   { name: 'response: a new field', id: 'response-field-added', level: 'info', at: { operation: 'getCard' }, head: (d) => (S(d).Card.properties.nickname = { type: 'string' }) },
-  { name: 'response: a field made required', id: 'response-field-became-required', level: 'info', at: { operation: 'getOrder' }, head: (d) => S(d).Order.required.push('related_card_id') },
-  { name: 'response: a value no longer null', id: 'response-nullable-removed', level: 'info', at: { operation: 'getWallet' }, head: (d) => (S(d).WalletBalance.properties.frozen_at.type = 'string') },
+  { name: 'response: a field made required', id: 'response-field-became-required', level: 'info', at: { operation: 'getOrder' }, head: (d) => S(d).Order.required.push('related_card_id'), also: ['example-no-longer-valid'] },
+  { name: 'response: a value no longer null', id: 'response-nullable-removed', level: 'info', at: { operation: 'getWallet' }, head: (d) => (S(d).WalletBalance.properties.frozen_at.type = 'string'), also: ['example-no-longer-valid'] },
   { name: 'response: a bound loosened', id: 'response-constraint-relaxed', level: 'warning', at: { operation: 'listOrders' }, head: (d) => (S(d).PaginationMeta.properties.per_page.maximum = 200) },
   { name: 'response: a bound added', id: 'response-constraint-tightened', level: 'info', at: { operation: 'getCard' }, head: (d) => (S(d).Card.properties.cardholder_first_name.maxLength = 50) },
   // Security
@@ -280,7 +299,7 @@ const CASES: Case[] = [
     head: (d) => (S(d).OrderCompletedData.required = S(d).OrderCompletedData.required.filter((n: string) => n !== 'card_uuid')),
   },
   { name: 'webhook: a payload field made nullable', id: 'webhook-payload-field-became-nullable', level: 'breaking', at: { event: 'order.completed' }, head: (d) => (S(d).OrderCompletedData.properties.completed_at.type = ['string', 'null']) },
-  { name: 'webhook: a payload field retyped', id: 'webhook-payload-type-changed', level: 'breaking', at: { event: 'card.closed' }, head: (d) => (S(d).EventEnvelope.properties.event_id.type = 'string') },
+  { name: 'webhook: a payload field retyped', id: 'webhook-payload-type-changed', level: 'breaking', at: { event: 'card.closed' }, head: (d) => (S(d).EventEnvelope.properties.event_id.type = 'string'), also: ['example-no-longer-valid'] },
   { name: 'webhook: a payload type narrowed', id: 'webhook-payload-type-narrowed', level: 'info', at: { event: 'order.failed' }, base: (d) => (S(d).EventEnvelope.properties.workspace_id.type = ['integer', 'string']) },
   { name: 'webhook: a payload format changed', id: 'webhook-payload-format-changed', level: 'breaking', at: { event: 'card.frozen' }, head: (d) => (S(d).EventEnvelope.properties.occurred_at.format = 'date') },
   { name: 'webhook: a payload format removed', id: 'webhook-payload-format-removed', level: 'warning', at: { event: 'card.frozen' }, head: (d) => delete S(d).EventEnvelope.properties.occurred_at.format },
@@ -297,9 +316,74 @@ const CASES: Case[] = [
   { name: 'webhook: a payload enum value removed', id: 'webhook-payload-enum-value-removed', level: 'info', at: { event: 'card.close_initiated' }, head: (d) => (S(d).ActionOrigin.enum = S(d).ActionOrigin.enum.filter((v: string) => v !== 'issuer')) },
   { name: 'webhook: a new payload field', id: 'webhook-payload-field-added', level: 'info', at: { event: 'order.completed' }, head: (d) => (S(d).OrderCompletedData.properties.note = { type: 'string' }) },
   { name: 'webhook: a payload field made required', id: 'webhook-payload-field-became-required', level: 'info', at: { event: 'card.issued.secrets' }, head: (d) => S(d).CardIssuedSecretsData.required.push('card_id') },
-  { name: 'webhook: a payload value no longer null', id: 'webhook-payload-nullable-removed', level: 'info', at: { event: 'order.failed' }, head: (d) => (S(d).OrderFailedData.properties.card_uuid.type = 'string') },
+  { name: 'webhook: a payload value no longer null', id: 'webhook-payload-nullable-removed', level: 'info', at: { event: 'order.failed' }, head: (d) => (S(d).OrderFailedData.properties.card_uuid.type = 'string'), also: ['example-no-longer-valid'] },
   { name: 'webhook: a payload bound removed', id: 'webhook-payload-constraint-relaxed', level: 'warning', at: { event: 'order.completed' }, base: (d) => (S(d).OrderCompletedData.properties.completed_at.maxLength = 40) },
   { name: 'webhook: a payload bound added', id: 'webhook-payload-constraint-tightened', level: 'info', at: { event: 'card.closed' }, head: (d) => (S(d).EventEnvelope.properties.event_id.minimum = 1) },
+  // Branches (matched by content), media types, headers, links, examples, security added/removed (issue 27)
+  {
+    name: 'request: a oneOf branch removed',
+    id: 'request-variant-removed',
+    level: 'breaking',
+    at: { operation: 'freezeCard' },
+    base: (d) => (S(d).CardActionRequest.properties.reason = { oneOf: [{ type: 'string', maxLength: 500 }, { type: 'object', required: ['code'], properties: { code: { type: 'string' } } }] }),
+    head: (d) => (S(d).CardActionRequest.properties.reason = { oneOf: [{ type: 'string', maxLength: 500 }] }),
+  },
+  {
+    name: 'request: a oneOf branch added',
+    id: 'request-variant-added',
+    level: 'info',
+    at: { operation: 'freezeCard' },
+    base: (d) => (S(d).CardActionRequest.properties.reason = { oneOf: [{ type: 'string', maxLength: 500 }, { type: 'integer' }] }),
+    head: (d) => (S(d).CardActionRequest.properties.reason = { oneOf: [{ type: 'integer' }, { type: 'object', required: ['code'], properties: { code: { type: 'string' } } }, { type: 'string', maxLength: 500 }] }),
+  },
+  { name: 'response: a oneOf branch added (an added response branch is reported)', id: 'response-variant-added', level: 'breaking', at: { operation: 'listCardTransactions' }, base: (d) => merchantBranches(d, ['Merchant', 'OnlineMerchant']), head: (d) => merchantBranches(d, ['Merchant', 'OnlineMerchant', 'PhoneMerchant']), also: ['webhook-payload-variant-added', 'type-added'] },
+  { name: 'response: a oneOf branch removed', id: 'response-variant-removed', level: 'info', at: { operation: 'listCardTransactions' }, base: (d) => merchantBranches(d, ['Merchant', 'OnlineMerchant', 'PhoneMerchant']), head: (d) => merchantBranches(d, ['Merchant', 'PhoneMerchant']), also: ['webhook-payload-variant-removed', 'type-removed'] },
+  { name: 'webhook: a payload oneOf branch added (reported for receivers)', id: 'webhook-payload-variant-added', level: 'breaking', at: { event: 'card.transaction.authorized' }, base: (d) => merchantBranches(d, ['Merchant', 'OnlineMerchant']), head: (d) => merchantBranches(d, ['Merchant', 'OnlineMerchant', 'PhoneMerchant']), also: ['response-variant-added', 'type-added'] },
+  { name: 'webhook: a payload oneOf branch removed', id: 'webhook-payload-variant-removed', level: 'info', at: { event: 'card.transaction.captured' }, base: (d) => merchantBranches(d, ['Merchant', 'OnlineMerchant', 'PhoneMerchant']), head: (d) => merchantBranches(d, ['OnlineMerchant', 'PhoneMerchant']), also: ['response-variant-removed', 'example-no-longer-valid'] },
+  {
+    name: 'response: a response schema renamed (Order → PlacedOrder)',
+    id: 'response-schema-renamed',
+    level: 'warning',
+    at: { operation: 'getOrder' },
+    head: (d) => {
+      S(d).PlacedOrder = S(d).Order;
+      delete S(d).Order;
+      const retarget = (v: any): void => {
+        if (!v || typeof v !== 'object') return;
+        if (v.$ref === '#/components/schemas/Order') v.$ref = '#/components/schemas/PlacedOrder';
+        Object.values(v).forEach(retarget);
+      };
+      retarget(d);
+    },
+    also: ['type-removed', 'type-added'],
+  },
+  {
+    name: 'webhook: a payload schema renamed',
+    id: 'webhook-payload-schema-renamed',
+    level: 'warning',
+    at: { event: 'order.completed' },
+    head: (d) => {
+      S(d).OrderDoneData = S(d).OrderCompletedData;
+      delete S(d).OrderCompletedData;
+      S(d).OrderCompletedEvent.allOf[1].properties.data.$ref = '#/components/schemas/OrderDoneData';
+    },
+    also: ['type-removed', 'type-added'],
+  },
+  { name: 'request: a media type no longer accepted', id: 'request-media-type-removed', level: 'breaking', at: { operation: 'createCard' }, base: (d) => addMedia(op(d, '/cards', 'post').requestBody.content, 'application/x-www-form-urlencoded') },
+  { name: 'request: a media type accepted', id: 'request-media-type-added', level: 'info', at: { operation: 'createCard' }, head: (d) => addMedia(op(d, '/cards', 'post').requestBody.content, 'application/x-www-form-urlencoded') },
+  { name: 'response: a media type no longer offered', id: 'response-media-type-removed', level: 'breaking', at: { operation: 'getWallet' }, base: (d) => addMedia(op(d, '/wallet').responses['200'].content, 'text/csv') },
+  { name: 'response: JSON offered next to a non-JSON type is not breaking', id: 'response-media-type-added', level: 'info', at: { operation: 'getWallet' }, base: (d) => (op(d, '/wallet').responses['200'].content = { 'text/csv': { schema: { type: 'string' } } }), head: (d) => (op(d, '/wallet').responses['200'].content['text/csv'] = { schema: { type: 'string' } }) },
+  { name: 'response: another success status documented', id: 'response-success-status-added', level: 'info', at: { operation: 'createCard' }, head: (d) => (op(d, '/cards', 'post').responses['201'] = op(d, '/cards', 'post').responses['202']) },
+  { name: 'response: a required header removed', id: 'response-header-removed', level: 'breaking', at: { operation: 'getCard' }, base: (d) => (op(d, CARD).responses['200'].headers['X-Trace'] = { required: true, schema: { type: 'string' } }) },
+  { name: 'response: X-RateLimit-Remaining removed from getCard 200', id: 'response-optional-header-removed', level: 'warning', at: { operation: 'getCard' }, head: (d) => delete op(d, CARD).responses['200'].headers['X-RateLimit-Remaining'] },
+  { name: 'response: a header no longer required', id: 'response-header-became-optional', level: 'breaking', at: { operation: 'getCard' }, base: (d) => (op(d, CARD).responses['200'].headers['X-Trace'] = { required: true, schema: { type: 'string' } }), head: (d) => (op(d, CARD).responses['200'].headers['X-Trace'] = { schema: { type: 'string' } }) },
+  { name: 'response: a header added', id: 'response-header-added', level: 'info', at: { operation: 'getCard' }, head: (d) => (op(d, CARD).responses['200'].headers['X-Trace'] = { schema: { type: 'string' } }) },
+  { name: 'response: a link removed', id: 'response-link-removed', level: 'warning', at: { operation: 'createCard' }, head: (d) => delete d.components.responses.OrderAccepted.links.getOrder },
+  { name: 'response: a link changed', id: 'response-link-changed', level: 'warning', at: { operation: 'createCard' }, head: (d) => (d.components.links.GetOrder.parameters.uuid = '$response.body#/data/id') },
+  { name: 'response: a link added', id: 'response-link-added', level: 'info', at: { operation: 'createCard' }, head: (d) => (d.components.responses.OrderAccepted.links.Again = { operationId: 'getOrder', parameters: { uuid: '$response.body#/data/uuid' } }) },
+  { name: 'an example the schema now refuses', id: 'example-no-longer-valid', level: 'warning', at: { operation: 'getCard' }, head: (d) => (S(d).Card.properties.masked_pan.maxLength = 4), also: ['response-constraint-tightened'] },
+  { name: 'security added to an operation that had none', id: 'security-added', level: 'breaking', at: { operation: 'ping' }, base: (d) => (op(d, '/ping').security = []) },
+  { name: 'security removed from an operation (info)', id: 'security-removed', level: 'info', at: { operation: 'ping' }, head: (d) => (op(d, '/ping').security = []) },
   // Generated code
   { name: 'an exported type removed', id: 'type-removed', level: 'warning', base: (d) => (S(d).LegacyThing = { type: 'string', description: 'x' }) },
   { name: 'an exported type added', id: 'type-added', level: 'info', head: (d) => (S(d).CardLimit = { type: 'string', description: 'x' }) },

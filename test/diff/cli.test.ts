@@ -4,7 +4,7 @@
  * output format, every exit code, git `<revision>:<path>` sides and the override file.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -163,5 +163,39 @@ describe('gen-card-api diff: exit codes and overrides', () => {
     expect(r.stdout).not.toContain('version-major-bump-missing');
     expect(r.stdout).toContain('0 breaking, 1 warning, 0 info (1 distinct); failing on breaking: 0');
     expect(r.stdout).toContain('entry 1 matches no change any more');
+  });
+});
+
+describe('gen-card-api diff: why, semver bump, changelog, annotation lines (issue 27)', () => {
+  it('text says why for each change and names the bump; json carries `bump`', { timeout: T }, async () => {
+    const r = await cli([SPEC, webhookCut]);
+    expect(r.stdout).toContain('  why: a receiver that reads the field gets undefined');
+    expect(r.stdout).toContain('semver bump for the generated packages: major');
+    const j = JSON.parse((await cli([SPEC, webhookCut, '--format', 'json'])).stdout);
+    expect(j.bump).toBe('major');
+    expect(j.changes[0].reason.length).toBeGreaterThan(10);
+    expect(JSON.parse((await cli([SPEC, warningOnly, '--format', 'json'])).stdout).bump).toBe('minor');
+    expect(JSON.parse((await cli([SPEC, SPEC, '--format', 'json'])).stdout).bump).toBe('none');
+  });
+
+  it('--format changelog groups the release notes by operation and event', { timeout: T }, async () => {
+    const r = await cli([SPEC, webhookCut, '--format', 'changelog']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^# 1\.0\.0\n\nChanges since 1\.0\.0\. Semver bump for the generated packages: \*\*major\*\*\./);
+    expect(r.stdout).toContain('## Event `order.completed`\n\n- **Breaking**: `data.completed_at` field removed. A receiver that reads the field gets undefined.');
+    const w = await cli([SPEC, warningOnly, '--format', 'changelog']);
+    expect(w.stdout).toContain('## Operation `getCard` (GET /cards/{uuid})\n\n- **Needs attention**: GET /cards/{uuid} is deprecated.');
+  });
+
+  it('--format github puts the annotation on the line of the key that changed', { timeout: T }, async () => {
+    const r = await cli([SPEC, webhookCut, '--format', 'github']);
+    const m = /^::error file=[^,]+,line=(\d+),title=webhook-payload-field-removed/m.exec(r.stdout);
+    expect(m).not.toBeNull();
+    const lines = readFileSync(webhookCut, 'utf8').split('\n');
+    // The head pointer is the schema that lost the field: its key line is `OrderCompletedData:`.
+    expect(lines[Number(m![1]) - 1]).toMatch(/^\s+OrderCompletedData:\s*$/);
+    const w = await cli([SPEC, warningOnly, '--format', 'github']);
+    const d = /^::warning file=[^,]+,line=(\d+),title=operation-deprecated/m.exec(w.stdout);
+    expect(readFileSync(warningOnly, 'utf8').split('\n')[Number(d![1]) - 1]).toMatch(/^\s+deprecated: true\s*$/);
   });
 });

@@ -1,13 +1,13 @@
 /**
- * `gen-card-api diff <base> <head>`: the breaking-change check between two versions of the spec, requests,
- * responses and webhooks. Each side is a file or `<git revision>:<path>`. Exit 0 when nothing reaches the
+ * `gen-card-api diff <base> <head>`: the breaking-change check between two versions of an OpenAPI 3.0 or 3.1
+ * document, requests, responses and webhooks. Each side is a file or `<git revision>:<path>`. Exit 0 when nothing reaches the
  * failing level, 1 when something does, 2 on a usage or spec error (file, pointer, reason). The engine
  * (generators/diff) is loaded only when the command runs, like the other commands' generators.
  */
 import { Option, type Command } from 'commander';
 import type { FailOn, Format } from '../../../../generators/diff/index.js';
 
-const FORMATS: readonly Format[] = ['text', 'markdown', 'json', 'github'];
+const FORMATS: readonly Format[] = ['text', 'markdown', 'json', 'github', 'changelog'];
 
 interface DiffOptions {
   allowRemoteRefs?: boolean;
@@ -20,10 +20,10 @@ interface DiffOptions {
 export function registerDiffCommand(program: Command): void {
   program
     .command('diff')
-    .description('report the changes from <base> to <head> (files or <git revision>:<path>), breaking ones first; exit 1 when a change reaches --fail-on, 2 on a usage or spec error')
+    .description('report the changes from <base> to <head> (OpenAPI 3.0 or 3.1: files, <git revision>:<path>, URLs or stdin), breaking ones first, each with why it matters; exit 1 when a change reaches --fail-on, 2 on a usage or spec error')
     .argument('<base>', 'the spec as released: a file, <revision>:<path> such as origin/main:spec/openapi.yaml, an http(s) URL or - for stdin')
     .argument('<head>', 'the proposed spec: a file, <revision>:<path>, an http(s) URL or -')
-    .addOption(new Option('--format <format>', 'output: text for people, markdown for a PR comment, json, github workflow annotations').choices([...FORMATS]).default('text'))
+    .addOption(new Option('--format <format>', 'output: text for people, markdown for a PR comment, json, github workflow annotations, changelog (the release notes, by operation and event); each names the semver bump the generated packages need').choices([...FORMATS]).default('text'))
     .addOption(new Option('--fail-on <level>', 'the lowest level that fails the check (exit 1)').choices(['breaking', 'warning']).default('breaking'))
     .option('--allow-remote-refs', 'fetch a side given as a URL and http(s) $refs (10 s and 32 MiB at most, redirects only within the same scheme)')
     .option('--allow-refs-outside <dir>', "let local $refs reach <dir> besides the spec's own folder (repeatable)", (dir: string, dirs: string[] = []) => [...dirs, dir])
