@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { ASSET_ROOT } from '../core/assets.js';
+import { lineComment } from '../core/escape.js';
 import { SpecError, SpecErrors, pointer } from './errors.js';
 import { displayPath, isRemote, loadSpec, type JsonObject, type LoadedSpec } from './load.js';
 import type { ApiModel, EnumModel, EventModel, HttpMethod, OperationModel, ParameterModel, ResponseModel, SchemaModel, TypeRef } from './model.js';
@@ -354,7 +355,7 @@ export function specDisplayName(file: string, cwd: string = process.cwd()): stri
   const inRoot = path.relative(ASSET_ROOT, file);
   const rel = !inRoot.startsWith('..') && !path.isAbsolute(inRoot) ? inRoot : path.relative(cwd, file);
   // A one-line comment: no line breaks, whatever the file is called.
-  return (path.isAbsolute(rel) ? path.basename(file) : rel).split(path.sep).join('/').replace(/[\r\n\u2028\u2029]+/g, ' ');
+  return lineComment((path.isAbsolute(rel) ? path.basename(file) : rel).split(path.sep).join('/'));
 }
 
 const models = new Map<string, ApiModel>();
