@@ -62,6 +62,21 @@ export const GENERATED_NAMES = [
  */
 export const GLOBALS_USED = ['Promise', 'Record', 'NonNullable', 'Array', 'ReadonlyArray', 'Omit', 'Exclude', 'Extract', 'Pick', 'Partial', 'Required', 'Readonly'] as const;
 
+/** What `server --scaffold` declares beside the handler constants named by operationId. */
+export const SCAFFOLD_NAMES: readonly string[] = ['ApiError', 'CardApiHandlers', 'handlers'];
+
+/** The locals of a generated client method that path parameters sit beside (parameters and module constants it reads). */
+export const METHOD_LOCALS: readonly string[] = ['query', 'body', 'options', 'OPERATIONS', 'waitForOrder'];
+
+/** Where a local `$ref` may point: openapi-typescript names the first segment as a type. */
+export const REF_ROOTS = ['components', 'paths', 'webhooks'] as const;
+
+/**
+ * A path key: segments of unreserved characters, %-escapes and `{parameter}` templates. Anything else (quotes,
+ * spaces, `*`, `:`) means something to Fastify's router or to the code the path is written into.
+ */
+export const PATH_KEY = /^(?:\/(?:[A-Za-z0-9\-._~]|%[0-9A-Fa-f]{2}|\{[A-Za-z_$][A-Za-z0-9_$]*\})*)+$/;
+
 /** Entry modules of the runtime each package copies from templates/ and re-exports. */
 const RUNTIME_ENTRIES: Record<string, readonly string[]> = {
   client: ['index.ts'],
