@@ -15,14 +15,12 @@
  *
  * Template literals and regular expressions are never written with spec text in them.
  */
-import { IDENTIFIER, nameProblem, type NameRole } from '../model/names.js';
+import { IDENTIFIER, LONE_SURROGATE, nameProblem, type NameRole } from '../model/names.js';
 
 /** Line terminators of ECMAScript (LF, CR, U+2028, U+2029); CRLF counts as one. */
 const LINE_BREAKS = /\r\n|[\n\r\u2028\u2029]/g;
 /** C0 controls except tab and LF, DEL, C1 controls, and the bidirectional overrides that reorder source text. */
 const CONTROLS = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g;
-/** A UTF-16 surrogate without its pair: not encodable as UTF-8, so it would change when the file is written. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 function unicodeEscape(ch: string): string {
   return `\\u${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;

@@ -8,7 +8,7 @@ import { lineComment } from '../core/escape.js';
 import { SpecError, SpecErrors, pointer } from './errors.js';
 import { displayPath, isRemote, loadSpec, type JsonObject, type LoadedSpec } from './load.js';
 import type { ApiModel, EnumModel, EventModel, HttpMethod, OperationModel, ParameterModel, ResponseModel, SchemaModel, TypeRef } from './model.js';
-import { enumValuesName, METHOD_LOCALS, nameProblem, PATH_KEY, queryTypeName, REF_ROOTS, resourceClassName, SCAFFOLD_NAMES, type NameRole } from './names.js';
+import { BUNDLER_UNSAFE_KEYS, bundlerUnsafeKeyReason, enumValuesName, isWellFormed, METHOD_LOCALS, OBJECT_MEMBERS, nameProblem, PATH_KEY, queryTypeName, REF_ROOTS, resourceClassName, SCAFFOLD_NAMES, type NameRole } from './names.js';
 import { compareStrings, sortBy, sortedEntries } from './sort.js';
 
 const HTTP_METHODS: readonly HttpMethod[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -36,21 +36,47 @@ class Builder {
   }
 
   /**
-   * Every local `$ref` must point into `components`, `paths` or `webhooks`: openapi-typescript writes the
-   * first segment of a reference as a type name, so `#/x-anything/...` would become code.
+   * One walk over the document for what can be anywhere in it:
+   * - every string and key is well-formed Unicode (a lone surrogate cannot be written to a file as UTF-8, and
+   *   Ajv's pointer encoding throws on one when the generated server starts);
+   * - no key is one the bundler cannot take ({@link BUNDLER_UNSAFE_KEYS}): the loader reports them when
+   *   Redocly crashes on them, and openapi-typescript bundles the document again;
+   * - outside examples, defaults, enums, consts and `x-` extensions (data, not structure): every local `$ref`
+   *   points into `components`, `paths` or `webhooks` (openapi-typescript writes a reference's first segment
+   *   as a type name, so `#/x-anything/...` would become code), and no schema property or parameter is named
+   *   after an `Object.prototype` member (every object literal inherits `toString`, which TypeScript then
+   *   checks against the property, and code reading it from an object without it gets the inherited function).
    */
-  checkRefRoots(node: unknown, at: string, depth = 0): void {
+  checkDocument(node: unknown, at: string, data = false, depth = 0): void {
+    if (typeof node === 'string' && !isWellFormed(node)) this.fail(at, 'the text is not well-formed Unicode (it holds a lone UTF-16 surrogate)');
     if (typeof node !== 'object' || node === null || depth > 256) return;
+    if (!data && !Array.isArray(node) && typeof (node as JsonObject).in === 'string' && typeof (node as JsonObject).name === 'string') {
+      this.checkKey((node as JsonObject).name as string, `${at}/name`, 'parameter name');
+    }
     for (const [key, value] of Array.isArray(node) ? node.map((v, i) => [String(i), v] as const) : Object.entries(node)) {
       const here = `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      if (!Array.isArray(node) && (DATA_KEYWORDS.has(key) || key.startsWith('x-'))) continue;
-      if (key === '$ref' && typeof value === 'string' && value.startsWith('#')) {
+      if (!Array.isArray(node)) {
+        if (!isWellFormed(key)) this.fail(here, 'the key is not well-formed Unicode (it holds a lone UTF-16 surrogate)');
+        if (BUNDLER_UNSAFE_KEYS.has(key)) this.fail(here, bundlerUnsafeKeyReason(key));
+      }
+      const inData = data || (!Array.isArray(node) && (DATA_KEYWORDS.has(key) || key.startsWith('x-')));
+      if (!inData && key === '$ref' && typeof value === 'string' && value.startsWith('#')) {
         const root = value.replace(/^#\/?/, '').split('/')[0] ?? '';
         if (!(REF_ROOTS as readonly string[]).includes(root)) {
           this.fail(here, `$ref ${JSON.stringify(value)} points outside ${REF_ROOTS.map((r) => `#/${r}`).join(', ')}; generated types can only name what lives there`);
         }
       }
-      this.checkRefRoots(value, here, depth + 1);
+      if (!inData && key === 'properties' && isObject(value)) {
+        for (const name of Object.keys(value)) this.checkKey(name, `${here}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, 'property name');
+      }
+      this.checkDocument(value, here, inData, depth + 1);
+    }
+  }
+
+  /** A property or parameter name: any string, except an `Object.prototype` member (see {@link checkDocument}). */
+  checkKey(name: string, at: string, what: string): void {
+    if (OBJECT_MEMBERS.has(name) && name !== '__proto__' && name !== 'then' && !BUNDLER_UNSAFE_KEYS.has(name)) {
+      this.fail(at, `${what} ${JSON.stringify(name)} is a member of every JavaScript object (Object.prototype): TypeScript checks every object literal's inherited ${name} against it, and code reading it from an object without it gets the inherited one; rename it`);
     }
   }
 
@@ -67,7 +93,7 @@ class Builder {
       let target: unknown = this.spec.document;
       for (const raw of ref.slice(2).split('/')) {
         const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-        target = isObject(target) ? target[token] : undefined;
+        target = isObject(target) && Object.hasOwn(target, token) ? target[token] : undefined;
       }
       if (target === undefined) {
         this.fail(where, `$ref ${JSON.stringify(ref)} (resolved against ${this.displayFile}) points at nothing: the bundled document has no ${ref}`);
@@ -362,7 +388,7 @@ class Builder {
     const doc = this.spec.document;
     const info = isObject(doc.info) ? doc.info : {};
     const operations: OperationModel[] = [];
-    this.checkRefRoots(doc, '#');
+    this.checkDocument(doc, '#');
     for (const [route, rawItem] of sortedEntries(isObject(doc.paths) ? doc.paths : {})) {
       if (!PATH_KEY.test(route)) {
         this.fail(pointer('paths', route), `path ${JSON.stringify(route)} is not a URL path of unreserved characters (A-Z a-z 0-9 - . _ ~), %-escapes and {parameter} templates between slashes; it becomes a route and a string in generated code`);

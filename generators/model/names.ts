@@ -127,6 +127,14 @@ export function runtimeExports(): ReadonlyMap<string, string> {
   return runtimeNames;
 }
 
+/** A UTF-16 surrogate without its pair: not encodable as UTF-8, so text holding one is not well-formed. */
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** `String.prototype.isWellFormed` (ES2024), for the ES2023 library this project compiles against. */
+export function isWellFormed(text: string): boolean {
+  return text.search(LONE_SURROGATE) === -1;
+}
+
 /** `get-card` / `get_card` / `getCard` → `GetCard`. */
 export function pascalCase(name: string): string {
   return name
@@ -200,6 +208,11 @@ export const BUNDLER_UNSAFE_KEYS: ReadonlySet<string> = new Set(
     }
   }),
 );
+
+/** Why a key of {@link BUNDLER_UNSAFE_KEYS} is refused. */
+export function bundlerUnsafeKeyReason(key: string): string {
+  return `the key ${JSON.stringify(key)} is an Object.prototype member, which the bundler (Redocly, also inside openapi-typescript) cannot take as a name; rename it`;
+}
 
 /** Pointers (`#/a/b`) of every object key in `value` that the bundler cannot take ({@link BUNDLER_UNSAFE_KEYS}). */
 export function bundlerUnsafeKeyPointers(value: unknown, at = '#', out: string[] = [], depth = 0): string[] {
