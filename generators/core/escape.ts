@@ -2,16 +2,7 @@
  * The one way spec text reaches generated code. Every string that comes from a spec is written through one of
  * these functions, chosen by where it lands, and comes out inert there: it can end neither the comment nor
  * the literal it sits in, and a name is either a checked identifier or quoted. Nothing else in the generators
- * concatenates spec text into code. See "Spec text in generated code" in generators/README.md.
- *
- * | Context                 | Function        | What cannot escape it                                          |
- * |-------------------------|-----------------|----------------------------------------------------------------|
- * | JSDoc text              | `docText`       | `*\/` (written `*\\/`), line breaks of any kind (become `\n`)    |
- * | `//` comment            | `lineComment`   | any line break (becomes a space)                               |
- * | string literal          | `stringLiteral` | quotes, backslashes, every line terminator and control char    |
- * | property key            | `propertyKey`   | as a string literal; `__proto__` computed, so it stays a key   |
- * | identifier              | `identifier`    | refuses (throws) anything the model has not validated          |
- * | JSON value as a literal | `jsonLiteral`   | `__proto__` keys computed, U+2028/U+2029 escaped               |
+ * concatenates spec text into code. See "A spec is untrusted input" in generators/README.md.
  *
  * Template literals and regular expressions are never written with spec text in them.
  */

@@ -2,7 +2,8 @@
  * Which names from a spec may become code, and what the generated code calls the things it derives from them.
  * The model checks every spec name here once (build.ts), with a pointer, so no target has to; the targets
  * take the derived names (`queryTypeName`, `resourceClassName`, `enumValuesName`) from here so that the model
- * checks exactly the names they will write. The rules are documented in generators/README.md ("Names").
+ * checks exactly the names they will write. The rules are documented in generators/README.md ("A spec is
+ * untrusted input").
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import Fastify from 'fastify';
 
 const [planFile, reportFile] = process.argv.slice(2) as [string, string];
-const plan = JSON.parse(readFileSync(planFile, 'utf8')) as Array<{ name: string; dir: string; entries: string[] }>;
+const plan = JSON.parse(readFileSync(planFile, 'utf8')) as Array<{ name: string; dir: string; entries: string[]; control: boolean }>;
 const tripped: string[] = [];
 const modules: Record<string, string> = {};
 const servers: Record<string, string> = {};
@@ -76,7 +76,7 @@ for (const variant of plan) {
     );
     const control = find('/control/routes.gen.ts') as { routes: Routes; componentSchemas: object } | undefined;
     const spec = find('/control/spec.gen.ts') as { openapiYaml: string } | undefined;
-    if (control && spec) {
+    if (variant.control && control && spec) {
       const plugin = server.createCardApiPlugin({ title: 'control', routes: control.routes, schemas: [control.componentSchemas], openapiYaml: spec.openapiYaml });
       servers[`${variant.name} control`] = await start((app) => app.register(plugin, { prefix: '/sandbox', handlers: handlersFor(control.routes), authenticate: () => null } as never));
     }

@@ -10,7 +10,6 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import fc from 'fast-check';
 import ts from 'typescript';
 import { renderClient } from '../../generators/client/index.js';
 import type { GeneratedFile } from '../../generators/core/target.js';
@@ -21,61 +20,9 @@ import { typesTarget } from '../../generators/types/index.js';
 import { renderWebhooks } from '../../generators/webhooks/index.js';
 import { ROOT } from './spec.js';
 
+export { hostileName, hostileText, PAYLOADS } from './hostile-payloads.js';
+
 const run = promisify(execFile);
-
-/** Calls the sentinel; any generated module that runs it has executed spec text. */
-const TRIP = (tag: string): string => `globalThis.__hostile?.('${tag}')`;
-
-/** Named payloads: each tries to end the context it lands in (comment, literal, line, template, HTML) or to be a name with a meaning. */
-export const PAYLOADS: ReadonlyArray<readonly [string, string]> = [
-  ['end a JSDoc comment', `*/ ${TRIP('jsdoc')}; /*`],
-  ['end a comment with console.log', "*/ console.log('x'); /*"],
-  ['end a single-quoted literal', `'; ${TRIP('single')}; '`],
-  ["end a literal with process.exit", "'; process.exit(1); '"],
-  ['end a double-quoted literal', `"; ${TRIP('double')}; "`],
-  ['template placeholder', `\${${TRIP('template')}}`],
-  ['end a template literal', `\`; ${TRIP('backtick')}; \``],
-  ['close a script element', `</script><script>${TRIP('script')}</script>`],
-  ['LF then code', `x\n${TRIP('lf')};`],
-  ['CR then code', `x\r${TRIP('cr')};`],
-  ['CRLF then code', `x\r\n${TRIP('crlf')};`],
-  ['U+2028 then code', `x\u2028${TRIP('ls')};`],
-  ['U+2029 then code', `x\u2029${TRIP('ps')};`],
-  ['line comment then code', `// x\n${TRIP('line')};`],
-  ['escaped quote', `\\'; ${TRIP('backslash')}; //`],
-  ['trailing backslash', 'x\\'],
-  ['star', '*'],
-  ['slash', '/'],
-  ['NUL and controls', 'a\u0000b\u001bc\u007f'],
-  ['bidirectional override', 'a\u202Eb\u2066c'],
-  ['lone surrogate', 'a\uD800b'],
-  ['empty', ''],
-  ['__proto__', '__proto__'],
-  ['constructor', 'constructor'],
-  ['then', 'then'],
-  ['toString', 'toString'],
-  ['hasOwnProperty', 'hasOwnProperty'],
-  ['class', 'class'],
-  ['ClientCore', 'ClientCore'],
-  ['components', 'components'],
-  ['Promise', 'Promise'],
-];
-
-/** Characters that mean something in generated code, mixed with arbitrary ones (lone surrogates included). */
-const DANGEROUS = ['*', '/', "'", '"', '`', '$', '{', '}', '\\', '\n', '\r', '\u2028', '\u2029', '<', '>', ';', '(', ')', ' ', '\u0000', '\uD800', '_', ':', '.'];
-
-/** Arbitrary strings, biased towards the characters that end comments and literals. */
-export const hostileText: fc.Arbitrary<string> = fc.string({
-  unit: fc.oneof(fc.constantFrom(...DANGEROUS), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c))),
-  maxLength: 24,
-});
-
-/** Arbitrary names: plain identifiers (some accepted), reserved and clashing words, and arbitrary text. */
-export const hostileName: fc.Arbitrary<string> = fc.oneof(
-  fc.stringMatching(/^[A-Za-z_$][A-Za-z0-9_$]{0,10}$/),
-  fc.constantFrom(...PAYLOADS.map(([, p]) => p), 'default', 'delete', 'arguments', 'Record', 'paths', 'EventMap', 'handlers', 'query', 'options', 'OPERATIONS'),
-  hostileText,
-);
 
 type Doc = Record<string, any>;
 
@@ -332,8 +279,8 @@ const SHARED_RUNTIMES = ['client', 'server', 'webhooks'];
 
 export interface Corpus {
   dir: string;
-  /** Per variant: its folder and the modules to import. */
-  variants: Array<{ name: string; dir: string; entries: string[] }>;
+  /** Per variant: its folder, the modules to import, and whether to start the control routes too. */
+  variants: Array<{ name: string; dir: string; entries: string[]; control: boolean }>;
 }
 
 /** Creates a corpus folder with the shared runtimes. */
@@ -369,8 +316,10 @@ function writeAll(files: GeneratedFile[], from: string, to: string, runtime: str
 /**
  * Renders every target of `model` into `<corpus>/<name>/`: types, client and server (types vendored),
  * webhooks, the sandbox-control transforms and the handler scaffold (pointed at this variant's server).
+ * `control` also starts the control routes on the server runtime: the same transforms as the server's, so
+ * a few variants are enough.
  */
-export async function addVariant(corpus: Corpus, name: string, model: ApiModel): Promise<void> {
+export async function addVariant(corpus: Corpus, name: string, model: ApiModel, options: { control?: boolean } = {}): Promise<void> {
   const dir = path.join(corpus.dir, name);
   const parts = ['types', 'client', 'server', 'webhooks', 'control', 'scaffold'];
   for (const part of parts) mkdirSync(path.join(dir, part), { recursive: true });
@@ -395,6 +344,7 @@ export async function addVariant(corpus: Corpus, name: string, model: ApiModel):
   corpus.variants.push({
     name,
     dir,
+    control: options.control ?? false,
     entries: [
       'types/index.ts',
       'client/index.ts',
@@ -411,7 +361,7 @@ export async function addVariant(corpus: Corpus, name: string, model: ApiModel):
  * returns the messages. Only the generated files are checked: the runtimes they import are the same for every
  * variant and checked by the repository's own typecheck.
  */
-export function typecheck(corpus: Corpus, files: string[]): string[] {
+export function typecheck(corpus: Corpus, files: string[]): { messages: string[]; program: ts.Program } {
   const parsed = ts.getParsedCommandLineOfConfigFile(path.join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!;
   const program = ts.createProgram(files, { ...parsed.options, noEmit: true });
   const diagnostics = [
@@ -422,10 +372,66 @@ export function typecheck(corpus: Corpus, files: string[]): string[] {
       return source ? [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)] : [];
     }),
   ];
-  return diagnostics.map((d) => {
+  const messages = diagnostics.map((d) => {
     const where = d.file && d.start !== undefined ? `${path.relative(corpus.dir, d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}` : '';
     return `${where} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
   });
+  return { messages, program };
+}
+
+/** Names each runtime's entry modules export, from the checker (runtime → names), as a variant imports them. */
+export function checkerRuntimeExports(variant: string, program: ts.Program): Map<string, string> {
+  const checker = program.getTypeChecker();
+  const names = new Map<string, string>();
+  const entries: Record<string, string[]> = { client: ['index.ts'], server: ['index.ts'], webhooks: ['index.ts', 'web.ts', 'adapters.ts', 'secrets.ts', 'lifeline.ts'] };
+  for (const [runtime, files] of Object.entries(entries)) {
+    for (const file of files) {
+      const source = program.getSourceFile(path.join(variant, runtime, 'runtime', file));
+      const symbol = source && checker.getSymbolAtLocation(source);
+      if (!symbol) throw new Error(`no module symbol for the ${runtime} runtime's ${file}`);
+      for (const name of checker.getExportsOfModule(symbol)) if (!names.has(name.name)) names.set(name.name, runtime);
+    }
+  }
+  return names;
+}
+
+/** Top-level names (declared or imported) of the given generated files. */
+export function topLevelNames(program: ts.Program, files: string[]): Set<string> {
+  const names = new Set<string>();
+  for (const file of files) {
+    for (const statement of program.getSourceFile(file)!.statements) {
+      if (ts.isImportDeclaration(statement)) {
+        const clause = statement.importClause;
+        if (clause?.name) names.add(clause.name.text);
+        const bindings = clause?.namedBindings;
+        if (bindings && ts.isNamedImports(bindings)) for (const element of bindings.elements) names.add(element.name.text);
+        if (bindings && ts.isNamespaceImport(bindings)) names.add(bindings.name.text);
+      } else if (ts.isVariableStatement(statement)) {
+        for (const d of statement.declarationList.declarations) if (ts.isIdentifier(d.name)) names.add(d.name.text);
+      } else if ((ts.isClassDeclaration(statement) || ts.isFunctionDeclaration(statement) || ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement) || ts.isEnumDeclaration(statement)) && statement.name) {
+        names.add(statement.name.text);
+      }
+    }
+  }
+  return names;
+}
+
+/** Globals (declared only in the default libraries or @types/node) that the given generated files refer to. */
+export function globalsReferenced(program: ts.Program, files: string[]): Set<string> {
+  const checker = program.getTypeChecker();
+  const isLib = (source: ts.SourceFile): boolean => program.isSourceFileDefaultLibrary(source) || source.fileName.includes('/node_modules/@types/node/');
+  const found = new Set<string>();
+  const visit = (node: ts.Node): void => {
+    if (ts.isIdentifier(node)) {
+      const parent = node.parent as ts.Node & { name?: ts.Node; propertyName?: ts.Node };
+      const isName = parent.name === node || parent.propertyName === node || (ts.isQualifiedName(parent) && parent.right === node);
+      const declarations = isName ? undefined : checker.getSymbolAtLocation(node)?.declarations;
+      if (declarations && declarations.length > 0 && declarations.every((d) => isLib(d.getSourceFile()))) found.add(node.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  for (const file of files) visit(program.getSourceFile(file)!);
+  return found;
 }
 
 /** The generated files of every variant (the runtimes come in through their imports, once). */
@@ -454,7 +460,7 @@ export interface ImportReport {
 export async function importAll(corpus: Corpus): Promise<ImportReport> {
   const plan = path.join(corpus.dir, 'plan.json');
   const report = path.join(corpus.dir, 'report.json');
-  writeFileSync(plan, JSON.stringify(corpus.variants.map((v) => ({ name: v.name, dir: v.dir, entries: v.entries }))));
+  writeFileSync(plan, JSON.stringify(corpus.variants));
   const child = path.join(ROOT, 'test/helpers/hostile-import.ts');
   const result = await run(process.execPath, ['--conditions=@card-api/source', '--import', 'tsx', child, plan, report], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024, timeout: 300_000 }).catch(
     (error: { stdout?: string; stderr?: string; code?: number }) => error,
