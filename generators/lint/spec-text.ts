@@ -80,6 +80,8 @@ export function specTextProblems(document: JsonObject): TextProblem[] {
           for (const [name, text] of Object.entries(value)) {
             check(name, 'token', at(here, name), 'the enum value');
             check(text, 'prose', at(here, name), 'the enum description');
+            // A blank description makes generated docs fall back to the value itself.
+            if (typeof text === 'string' && text.trim() === '') problems.push({ pointer: at(here, name), message: `the description of the enum value ${JSON.stringify(name)} is blank` });
           }
         }
         continue;

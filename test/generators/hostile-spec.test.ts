@@ -10,7 +10,7 @@
  * TypeScript program and imported in one child process, the two running side by side.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
@@ -197,6 +197,11 @@ describe('modules generated from hostile specs', () => {
     expect(whole.errors?.map((e) => e.message) ?? []).toEqual([]);
     await addVariant(corpus, 'whole', whole.model!, { control: true });
 
+    // The cases the issue names reached the output as keys and literals, not as code.
+    const routes = corpus.variants.map((v) => readFileSync(path.join(v.dir, 'server/routes.gen.ts'), 'utf8')).join('\n');
+    expect(routes).toContain("['__proto__']: ");
+    expect(routes).toContain(String.raw`'x\rglobalThis.__hostile?.(\'cr\');'`);
+
     // Type-check and import side by side: the child process runs while this one checks.
     const imported = importAll(corpus);
     const { messages, program } = typecheck(corpus, corpusFiles(corpus));
@@ -303,6 +308,7 @@ describe('through the loader and the CLI', () => {
       '#/paths/~1orders~1{uuid}/get/x-client/waiter',
       '#/paths/~1wallet/get/x-client/method',
       '#/components/schemas/CardStatus/enum/',
+      '#/components/schemas/CardStatus/x-enumDescriptions/x\r',
       '#/components/schemas/Card/properties/a`${b}`',
       '#/components/schemas/Card/properties/toString',
       "#/paths/~1ping'; x",
