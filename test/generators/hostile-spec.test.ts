@@ -234,11 +234,11 @@ describe('modules generated from hostile specs', () => {
 });
 
 describe('through the loader and the CLI', () => {
-  /** Writes a hostile copy as YAML, as a spec PR would carry it. */
+  /** Writes a hostile (pruned) copy as YAML, as a spec PR would carry it. */
   function writeCopy(name: string, edit: (doc: any) => void): string {
     const dir = path.join(tmp.dir, name);
     mkdirSync(dir, { recursive: true });
-    const doc = structuredClone(spec.document) as any;
+    const doc = structuredClone(base) as any;
     edit(doc);
     const file = path.join(dir, 'openapi.yaml');
     writeFileSync(file, stringify(doc, { lineWidth: 0 }));
@@ -289,7 +289,7 @@ describe('through the loader and the CLI', () => {
       d.paths['/cards'].get.tags = ['Cards */'];
       d.paths['/cards'].get.security = [{ bearerAuth: ['cards.read\u2028'] }];
       d.paths['/orders/{uuid}'].get['x-client'].waiter = 'then';
-      d.paths['/wallet'].get['x-client'].method = 'constructor';
+      d.paths['/cards'].post['x-client'].method = 'constructor';
       d.components.schemas.CardStatus.enum.push('x\r');
       d.components.schemas.CardStatus['x-enumDescriptions']['x\r'] = '';
       d.components.schemas.Card.properties['a`${b}`'] = { type: 'string' };
@@ -306,7 +306,7 @@ describe('through the loader and the CLI', () => {
       '#/paths/~1cards/get/tags/0',
       '#/paths/~1cards/get/security/0/bearerAuth/0',
       '#/paths/~1orders~1{uuid}/get/x-client/waiter',
-      '#/paths/~1wallet/get/x-client/method',
+      '#/paths/~1cards/post/x-client/method',
       '#/components/schemas/CardStatus/enum/',
       '#/components/schemas/CardStatus/x-enumDescriptions/x\r',
       '#/components/schemas/Card/properties/a`${b}`',
