@@ -47,7 +47,7 @@ export const GENERATED_NAMES = [
   // client
   'CardApiClient', 'OPERATIONS',
   // server and sandbox-control
-  'CardApiHandlers', 'SandboxControlHandlers', 'CardApiPlugin', 'cardApi', 'cardApiFor', 'plugin', 'componentSchemas', 'routes', 'openapiYaml',
+  'CardApiHandlers', 'SandboxControlHandlers', 'CardApiPlugin', 'cardApi', 'cardApiFor', 'plugin', 'componentSchemas', 'routes', 'openapiYaml', 'docsOutline',
   'FastifyInstance',
   // server --scaffold
   'handlers',
