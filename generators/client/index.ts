@@ -4,6 +4,7 @@
  */
 import { StructureKind, type ImportDeclarationStructure, type StatementStructures } from 'ts-morph';
 import { copyTemplates } from '../core/templates.js';
+import { identifier } from '../core/escape.js';
 import { printFile } from '../core/print.js';
 import { generatedHeader, type GeneratedFile, type RenderOptions, type Target } from '../core/target.js';
 import { compareStrings, type ApiModel } from '../model/index.js';
@@ -24,7 +25,7 @@ export function renderClientFile(model: ApiModel, typesModule: string): string {
       moduleSpecifier: './runtime/index.js',
       namedImports: [...RUNTIME_IMPORTS.map((name) => ({ name })), ...runtimeTypes.map((name) => ({ name, isTypeOnly: true }))].sort((a, b) => compareStrings(a.name, b.name)),
     },
-    { kind: StructureKind.ImportDeclaration, moduleSpecifier: typesModule, isTypeOnly: true, namedImports: types.map((name) => ({ name })) },
+    { kind: StructureKind.ImportDeclaration, moduleSpecifier: typesModule, isTypeOnly: true, namedImports: types.map((name) => ({ name: identifier(name, 'type') })) },
   ];
   const statements: StatementStructures[] = [...imports, transformDescriptors(model), ...transformResources(model), transformClientClass(model)];
   return printFile(statements, { header: generatedHeader(model.specName) });

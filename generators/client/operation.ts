@@ -1,11 +1,23 @@
 /** One operation → its descriptor entry and its client method (a ts-morph MethodDeclarationStructure). */
 import { StructureKind, type MethodDeclarationStructure, type OptionalKind, type ParameterDeclarationStructure } from 'ts-morph';
 import type { OperationModel, TypeRef } from '../model/index.js';
-import { docText, pascalCase, quote } from '../core/print.js';
+import { queryTypeName } from '../model/names.js';
+import { docText, identifier, propertyKey, stringLiteral } from '../core/escape.js';
 
 function typeName(ref: TypeRef | null, fallback: string): string {
   if (!ref) return fallback;
-  return ref.array ? `${ref.schema}[]` : ref.schema;
+  const name = identifier(ref.schema, 'type');
+  return ref.array ? `${name}[]` : name;
+}
+
+/** `operations['listCards']`: the openapi-typescript type of an operation. */
+function operationType(op: OperationModel): string {
+  return `operations[${stringLiteral(op.operationId)}]`;
+}
+
+/** `GET /cards/{uuid}` followed by the abilities it needs, as the docs of a method say it. */
+function routeDoc(op: OperationModel): string {
+  return `\`${op.method.toUpperCase()} ${op.path}\` (${op.abilities.map((a) => (a.length ? a.join(' + ') : 'any valid token')).join(' or ')}).`;
 }
 
 /** The TypeScript type of the success body's `data` (or of a page item). */
@@ -14,7 +26,7 @@ export function resultType(op: OperationModel): string {
   if (op.paginated && op.success.type) return op.success.type.schema;
   // A success without a JSON body (204, or 201 without content) resolves with `lastResponse` only.
   if (op.success.kind === 'none') return 'NoContent';
-  return typeName(op.success.type, `operations[${quote(op.operationId)}]['responses'][${op.success.status}]['content']['application/json']`);
+  return typeName(op.success.type, `${operationType(op)}['responses'][${op.success.status}]['content']['application/json']`);
 }
 
 /** Runtime types an operation's method refers to beyond the fixed set (imported only when used). */
@@ -31,7 +43,7 @@ export function referencedTypes(op: OperationModel): string[] {
     if (op.requestBody.type) names.add(op.requestBody.type.schema);
     else names.add('operations');
   }
-  if (op.queryParams.length > 0) names.add(`${pascalCase(op.operationId)}Query`);
+  if (op.queryParams.length > 0) names.add(queryTypeName(op.operationId));
   return [...names];
 }
 
@@ -39,9 +51,9 @@ export function referencedTypes(op: OperationModel): string[] {
 export function transformDescriptor(op: OperationModel): string {
   const styles = op.queryParams
     .filter((p) => p.schema.type === 'array' && !(p.style === 'form' && p.explode))
-    .map((p) => `${quote(p.name)}: { style: 'form', explode: ${p.explode} }`);
+    .map((p) => `${propertyKey(p.name, { quoted: true })}: { style: 'form', explode: ${p.explode} }`);
   const query = styles.length > 0 ? `, query: { ${styles.join(', ')} }` : '';
-  return `{ method: ${quote(op.method)}, path: ${quote(op.path)}, write: ${op.idempotent}${query} }`;
+  return `{ method: ${stringLiteral(op.method)}, path: ${stringLiteral(op.path)}, write: ${op.idempotent}${query} }`;
 }
 
 /** The resource method that calls the runtime for this operation. */
@@ -54,7 +66,7 @@ export function transformOperationMethod(op: OperationModel): OptionalKind<Metho
   const pathEntries: string[] = [];
   for (const name of pathOrder) {
     const param = op.pathParams.find((p) => p.name === name)!;
-    parameters.push({ name, type: 'string' });
+    parameters.push({ name: identifier(name, 'binding'), type: 'string' });
     names.add(name);
     pathEntries.push(name);
     paramDocs.push(`@param ${name} ${docText(param.description) || name}`);
@@ -63,12 +75,12 @@ export function transformOperationMethod(op: OperationModel): OptionalKind<Metho
   if (pathEntries.length > 0) callParts.push(`path: { ${pathEntries.join(', ')} }`);
   if (op.queryParams.length > 0) {
     const required = op.queryParams.some((p) => p.required);
-    parameters.push({ name: 'query', type: `${pascalCase(op.operationId)}Query`, hasQuestionToken: !required });
+    parameters.push({ name: 'query', type: identifier(queryTypeName(op.operationId), 'type'), hasQuestionToken: !required });
     callParts.push('query');
     paramDocs.push('@param query Query parameters.');
   }
   if (op.requestBody) {
-    const type = typeName(op.requestBody.type, `NonNullable<operations[${quote(op.operationId)}]['requestBody']>['content']['application/json']`);
+    const type = typeName(op.requestBody.type, `NonNullable<${operationType(op)}['requestBody']>['content']['application/json']`);
     parameters.push({ name: 'body', type, hasQuestionToken: !op.requestBody.required });
     callParts.push('body');
     paramDocs.push(`@param body The request body${op.requestBody.required ? '' : ' (optional)'}.`);
@@ -87,12 +99,12 @@ export function transformOperationMethod(op: OperationModel): OptionalKind<Metho
   const call = op.paginated ? 'list' : 'request';
   const args = callParts.length > 0 ? `{ ${callParts.join(', ')} }` : '{}';
   docs.push(
-    [
+    docText([
       docText(op.summary),
       '',
       docText(op.description),
       '',
-      `\`${op.method.toUpperCase()} ${op.path}\` (${op.abilities.map((a) => (a.length ? a.join(' + ') : 'any valid token')).join(' or ')}).`,
+      routeDoc(op),
       '',
       ...paramDocs,
       op.paginated
@@ -100,41 +112,41 @@ export function transformOperationMethod(op: OperationModel): OptionalKind<Metho
         : op.async
           ? '@returns The accepted Order; its `lastResponse.idempotencyKey` is the key that was sent.'
           : '@returns The response `data`, with `lastResponse` (status, headers, request id) attached.',
-    ].join('\n'),
+    ].join('\n')),
   );
   return {
     kind: StructureKind.Method,
-    name: op.methodName,
+    name: identifier(op.methodName),
     parameters,
     returnType,
     docs,
-    statements: [`return this.#core.${call}<${result}>(OPERATIONS.${op.operationId}, ${args}, options);`],
+    statements: [`return this.#core.${call}<${result}>(OPERATIONS.${identifier(op.operationId, 'binding')}, ${args}, options);`],
   };
 }
 
 /** The order-waiting helper that sits beside a read (`x-client.waiter`). */
 export function transformWaiter(op: OperationModel): OptionalKind<MethodDeclarationStructure> | null {
   if (!op.waiter) return null;
-  const id = op.pathParams[0]?.name ?? 'uuid';
+  const id = identifier(op.pathParams[0]?.name ?? 'uuid', 'binding');
   const result = resultType(op);
   return {
     kind: StructureKind.Method,
-    name: op.waiter,
+    name: identifier(op.waiter),
     parameters: [
       { name: id, type: 'string' },
       { name: 'options', type: 'WaitOptions', hasQuestionToken: true },
     ],
     returnType: `Promise<WithResponse<${result}>>`,
     docs: [
-      [
+      docText([
         `Waits until the order reaches \`completed\` (resolves) or \`failed\` (rejects with \`OrderFailedError\` carrying \`failure_reason\`),`,
         `polling \`${op.method.toUpperCase()} ${op.path}\` every \`intervalMs\` (default 3 s, inside the contract's 2 to 5 s).`,
         'Pass `events` (a webhook receiver) to be woken at once by `order.completed` / `order.failed`.',
         '',
         `@param ${id} The order uuid, from the 202 body of a write.`,
         '@param options `intervalMs`, `timeoutMs` (default 120 s, then `TimeoutError`), `signal`, `events`.',
-      ].join('\n'),
+      ].join('\n')),
     ],
-    statements: [`return waitForOrder((u, o) => this.${op.methodName}(u, o), ${id}, options);`],
+    statements: [`return waitForOrder((u, o) => this.${identifier(op.methodName)}(u, o), ${id}, options);`],
   };
 }

@@ -2,7 +2,8 @@
 import { Scope, StructureKind, VariableDeclarationKind, type ClassDeclarationStructure, type StatementStructures } from 'ts-morph';
 import type { ApiModel, OperationModel } from '../model/index.js';
 import { compareStrings, sortBy } from '../model/index.js';
-import { pascalCase } from '../core/print.js';
+import { resourceClassName as className } from '../model/names.js';
+import { docText, identifier } from '../core/escape.js';
 import { transformDescriptor, transformOperationMethod, transformWaiter } from './operation.js';
 
 function methodsOf(ops: OperationModel[]) {
@@ -13,12 +14,12 @@ function methodsOf(ops: OperationModel[]) {
 }
 
 export function resourceClassName(resource: string): string {
-  return `${pascalCase(resource)}Resource`;
+  return identifier(className(resource), 'type');
 }
 
 /** `const OPERATIONS = { ... } as const satisfies Record<string, OperationDescriptor>;` */
 export function transformDescriptors(model: ApiModel): StatementStructures {
-  const entries = model.operations.map((op) => `${op.operationId}: ${transformDescriptor(op)},`);
+  const entries = model.operations.map((op) => `${identifier(op.operationId, 'binding')}: ${transformDescriptor(op)},`);
   return {
     kind: StructureKind.VariableStatement,
     declarationKind: VariableDeclarationKind.Const,
@@ -33,7 +34,7 @@ export function transformResourceClass(resource: string, ops: OperationModel[]):
     kind: StructureKind.Class,
     isExported: true,
     name: resourceClassName(resource),
-    docs: [`\`${resource}\`: ${tags.join(', ')} operations. Reach it as \`client.${resource}\`.`],
+    docs: [docText(`\`${resource}\`: ${tags.join(', ')} operations. Reach it as \`client.${resource}\`.`)],
     properties: [{ name: '#core', type: 'ClientCore', isReadonly: true }],
     ctors: [{ parameters: [{ name: 'core', type: 'ClientCore' }], statements: ['this.#core = core;'], docs: ['@internal Created by {@link CardApiClient}.'] }],
     methods: methodsOf(ops),
@@ -48,7 +49,7 @@ export function transformClientClass(model: ApiModel): ClassDeclarationStructure
     isExported: true,
     name: 'CardApiClient',
     docs: [
-      [
+      docText([
         `Typed client of the ${model.title} (spec version ${model.version}).`,
         '',
         'Every write sends `X-Idempotency-Key` (yours or a fresh UUID v4, the same on every retry); network errors,',
@@ -61,17 +62,17 @@ export function transformClientClass(model: ApiModel): ClassDeclarationStructure
         "const order = await api.cards.create({ card_product_id: 1, initial_topup_amount: '100.00', cardholder_first_name: 'Ada', cardholder_last_name: 'Lovelace' });",
         'const done = await api.orders.wait(order.uuid);',
         '```',
-      ].join('\n'),
+      ].join('\n')),
     ],
     properties: [
-      ...resources.map((r) => ({ name: r, type: resourceClassName(r), isReadonly: true, scope: Scope.Public })),
+      ...resources.map((r) => ({ name: identifier(r), type: resourceClassName(r), isReadonly: true, scope: Scope.Public })),
       { name: '#core', type: 'ClientCore', isReadonly: true },
     ],
     ctors: [
       {
         parameters: [{ name: 'options', type: 'ClientOptions' }],
         docs: ['@param options `token` and `baseUrl` (required), `maxRetries` (default 2), `timeoutMs` per attempt, `fetch`, `userAgent`.'],
-        statements: ['this.#core = new ClientCore(options);', ...resources.map((r) => `this.${r} = new ${resourceClassName(r)}(this.#core);`)],
+        statements: ['this.#core = new ClientCore(options);', ...resources.map((r) => `this.${identifier(r)} = new ${resourceClassName(r)}(this.#core);`)],
       },
     ],
     methods: methodsOf(rootOps),

@@ -34,22 +34,3 @@ export function printFile(statements: ReadonlyArray<string | StatementStructures
   const parts = [options.header, options.prefix?.trimEnd(), body.trim()].filter((s): s is string => Boolean(s));
   return `${parts.join('\n\n')}\n`;
 }
-
-/** Turns spec prose into a JSDoc-safe text (no comment terminators, trimmed, LF only). */
-export function docText(text: string | undefined | null): string {
-  return (text ?? '').replace(/\r\n/g, '\n').replace(/\*\//g, '*\\/').trim();
-}
-
-/** A JS string literal with single quotes, as the printer would write it. */
-export function quote(value: string): string {
-  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
-}
-
-/** `get-card` / `get_card` / `getCard` → `GetCard`. */
-export function pascalCase(name: string): string {
-  return name
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((part) => part[0]!.toUpperCase() + part.slice(1))
-    .join('');
-}

@@ -10,13 +10,15 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { SpecErrors } from '../model/errors.js';
 import { assertOpenApi31, bundleSpec, displayPath, inputProblems, refProblemReason, SpecResolver } from '../model/load.js';
 import { ASSET_ROOT } from '../core/assets.js';
+import { generatorProblems } from './spec-text.js';
 
 /** The folder of the bundled spec, templates and lint configuration (see core/assets.ts). */
 export const REPO_ROOT = ASSET_ROOT;
 export const DEFAULT_SPEC = path.join(REPO_ROOT, 'spec/openapi.yaml');
 export const DEFAULT_LINT_CONFIG = path.join(REPO_ROOT, 'redocly.yaml');
 
-export type LintSource = 'redocly' | 'swagger-parser' | 'openapi-schema-validator';
+/** `gen-card-api`: what the generators would refuse, and spec text that has no business in generated code (spec-text.ts). */
+export type LintSource = 'redocly' | 'swagger-parser' | 'openapi-schema-validator' | 'gen-card-api';
 
 export interface LintProblem {
   source: LintSource;
@@ -84,6 +86,7 @@ export async function lintSpec(specPath: string = DEFAULT_SPEC, configPath: stri
   const document = assertOpenApi31(absolute, bundled.bundle.parsed);
   // Bundling rewrote the parsed documents in place: lint reads them afresh (from the same bytes).
   const problems = (await lint({ ref: absolute, config, externalRefResolver: resolver.fork() })).map(fromRedocly);
+  problems.push(...generatorProblems(absolute, relative(absolute), document));
 
   // The independent validators only run on a document that Redocly could bundle without errors.
   if (!problems.some((p) => p.severity === 'error')) {

@@ -4,14 +4,17 @@
  */
 import path from 'node:path';
 import { ASSET_ROOT } from '../core/assets.js';
+import { lineComment } from '../core/escape.js';
 import { SpecError, SpecErrors, pointer } from './errors.js';
 import { displayPath, isRemote, loadSpec, type JsonObject, type LoadedSpec } from './load.js';
 import type { ApiModel, EnumModel, EventModel, HttpMethod, OperationModel, ParameterModel, ResponseModel, SchemaModel, TypeRef } from './model.js';
+import { BUNDLER_UNSAFE_KEYS, bundlerUnsafeKeyReason, enumValuesName, isWellFormed, METHOD_LOCALS, OBJECT_MEMBERS, nameProblem, PATH_KEY, queryTypeName, REF_ROOTS, resourceClassName, SCAFFOLD_NAMES, type NameRole } from './names.js';
 import { compareStrings, sortBy, sortedEntries } from './sort.js';
 
 const HTTP_METHODS: readonly HttpMethod[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const SCHEMA_REF = /^#\/components\/schemas\/([^/]+)$/;
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+/** Values that are data, not spec structure: a `$ref` inside them is not a reference. */
+const DATA_KEYWORDS = new Set(['example', 'examples', 'default', 'const', 'enum']);
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -23,6 +26,58 @@ class Builder {
 
   fail(at: string, reason: string): void {
     this.problems.push(new SpecError(this.displayFile, at, reason));
+  }
+
+  /** Refuses a spec name that cannot serve as `role` in generated code (see names.ts); true when it can. */
+  checkName(name: string, role: NameRole, at: string, what: string): boolean {
+    const problem = nameProblem(name, role);
+    if (problem !== null) this.fail(at, `${what}: ${problem}`);
+    return problem === null;
+  }
+
+  /**
+   * One walk over the document for what can be anywhere in it:
+   * - every string and key is well-formed Unicode (a lone surrogate cannot be written to a file as UTF-8, and
+   *   Ajv's pointer encoding throws on one when the generated server starts);
+   * - no key is one the bundler cannot take ({@link BUNDLER_UNSAFE_KEYS}): the loader reports them when
+   *   Redocly crashes on them, and openapi-typescript bundles the document again;
+   * - outside examples, defaults, enums, consts and `x-` extensions (data, not structure): every local `$ref`
+   *   points into `components`, `paths` or `webhooks` (openapi-typescript writes a reference's first segment
+   *   as a type name, so `#/x-anything/...` would become code), and no schema property or parameter is named
+   *   after an `Object.prototype` member (every object literal inherits `toString`, which TypeScript then
+   *   checks against the property, and code reading it from an object without it gets the inherited function).
+   */
+  checkDocument(node: unknown, at: string, data = false, depth = 0): void {
+    if (typeof node === 'string' && !isWellFormed(node)) this.fail(at, 'the text is not well-formed Unicode (it holds a lone UTF-16 surrogate)');
+    if (typeof node !== 'object' || node === null || depth > 256) return;
+    if (!data && !Array.isArray(node) && typeof (node as JsonObject).in === 'string' && typeof (node as JsonObject).name === 'string') {
+      this.checkKey((node as JsonObject).name as string, `${at}/name`, 'parameter name');
+    }
+    for (const [key, value] of Array.isArray(node) ? node.map((v, i) => [String(i), v] as const) : Object.entries(node)) {
+      const here = `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (!Array.isArray(node)) {
+        if (!isWellFormed(key)) this.fail(here, 'the key is not well-formed Unicode (it holds a lone UTF-16 surrogate)');
+        if (BUNDLER_UNSAFE_KEYS.has(key)) this.fail(here, bundlerUnsafeKeyReason(key));
+      }
+      const inData = data || (!Array.isArray(node) && (DATA_KEYWORDS.has(key) || key.startsWith('x-')));
+      if (!inData && key === '$ref' && typeof value === 'string' && value.startsWith('#')) {
+        const root = value.replace(/^#\/?/, '').split('/')[0] ?? '';
+        if (!(REF_ROOTS as readonly string[]).includes(root)) {
+          this.fail(here, `$ref ${JSON.stringify(value)} points outside ${REF_ROOTS.map((r) => `#/${r}`).join(', ')}; generated types can only name what lives there`);
+        }
+      }
+      if (!inData && key === 'properties' && isObject(value)) {
+        for (const name of Object.keys(value)) this.checkKey(name, `${here}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, 'property name');
+      }
+      this.checkDocument(value, here, inData, depth + 1);
+    }
+  }
+
+  /** A property or parameter name: any string, except an `Object.prototype` member (see {@link checkDocument}). */
+  checkKey(name: string, at: string, what: string): void {
+    if (OBJECT_MEMBERS.has(name) && name !== '__proto__' && name !== 'then' && !BUNDLER_UNSAFE_KEYS.has(name)) {
+      this.fail(at, `${what} ${JSON.stringify(name)} is a member of every JavaScript object (Object.prototype): TypeScript checks every object literal's inherited ${name} against it, and code reading it from an object without it gets the inherited one; rename it`);
+    }
   }
 
   /** Resolves a local `$ref` chain; returns the node and the pointer it lives at. */
@@ -38,7 +93,7 @@ class Builder {
       let target: unknown = this.spec.document;
       for (const raw of ref.slice(2).split('/')) {
         const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-        target = isObject(target) ? target[token] : undefined;
+        target = isObject(target) && Object.hasOwn(target, token) ? target[token] : undefined;
       }
       if (target === undefined) {
         this.fail(where, `$ref ${JSON.stringify(ref)} (resolved against ${this.displayFile}) points at nothing: the bundled document has no ${ref}`);
@@ -131,19 +186,37 @@ class Builder {
   operation(route: string, method: HttpMethod, op: JsonObject, pathItem: JsonObject): OperationModel | null {
     const at = pointer('paths', route, method);
     const operationId = op.operationId;
-    if (typeof operationId !== 'string' || !IDENTIFIER.test(operationId)) {
+    if (typeof operationId !== 'string') {
       this.fail(`${at}/operationId`, 'every operation needs an operationId that is a valid identifier');
       return null;
     }
+    // A binding: `server --scaffold` declares `export const <operationId>` in `<operationId>.ts`.
+    let named = this.checkName(operationId, 'binding', `${at}/operationId`, 'operationId');
+    if (named && SCAFFOLD_NAMES.includes(operationId)) {
+      this.fail(`${at}/operationId`, `operationId: ${JSON.stringify(operationId)} is a name \`server --scaffold\` already declares beside the handlers`);
+      named = false;
+    }
     const client = op['x-client'];
-    if (!isObject(client) || typeof client.method !== 'string' || !IDENTIFIER.test(client.method)) {
+    if (!isObject(client) || typeof client.method !== 'string') {
       this.fail(`${at}/x-client`, 'every operation needs `x-client: { resource?, method }` naming its client method (`{ resource: cards, method: freeze }` makes `client.cards.freeze()`; without `resource` the method is on the client itself); see "Adding an endpoint" in generators/README.md');
       return null;
     }
-    if (client.resource !== undefined && (typeof client.resource !== 'string' || !IDENTIFIER.test(client.resource))) {
-      this.fail(`${at}/x-client/resource`, '`resource` must be an identifier such as `cards`');
-      return null;
+    named = this.checkName(client.method, 'member', `${at}/x-client/method`, '`x-client.method`') && named;
+    if (client.resource !== undefined) {
+      if (typeof client.resource !== 'string') {
+        this.fail(`${at}/x-client/resource`, '`resource` must be an identifier such as `cards`');
+        return null;
+      }
+      named = this.checkName(client.resource, 'member', `${at}/x-client/resource`, '`x-client.resource`') && named;
     }
+    if (client.waiter !== undefined) {
+      if (typeof client.waiter !== 'string') {
+        this.fail(`${at}/x-client/waiter`, '`waiter` must be an identifier such as `wait`');
+        return null;
+      }
+      named = this.checkName(client.waiter, 'member', `${at}/x-client/waiter`, '`x-client.waiter`') && named;
+    }
+    if (!named) return null;
     const params = new Map<string, ParameterModel>();
     const collect = (list: unknown, base: string): void => {
       if (!Array.isArray(list)) return;
@@ -155,8 +228,17 @@ class Builder {
     collect(pathItem.parameters, pointer('paths', route));
     collect(op.parameters, at);
     const all = [...params.values()];
-    for (const name of route.match(/\{[^}]+\}/g) ?? []) {
+    const templated = route.match(/\{[^}]+\}/g) ?? [];
+    for (const name of templated) {
       if (!all.some((p) => p.in === 'path' && `{${p.name}}` === name)) this.fail(at, `path parameter ${name} is not declared`);
+    }
+    if (new Set(templated).size !== templated.length) this.fail(pointer('paths', route), `the path names a parameter twice`);
+    for (const p of all.filter((q) => q.in === 'path')) {
+      // Path parameters become the generated method's leading parameters, beside `query`, `body` and `options`.
+      if (!this.checkName(p.name, 'binding', `${p.pointer}/name`, 'path parameter name')) continue;
+      if (METHOD_LOCALS.includes(p.name)) {
+        this.fail(`${p.pointer}/name`, `path parameter name: ${JSON.stringify(p.name)} is a name the generated client method already uses (${METHOD_LOCALS.join(', ')})`);
+      }
     }
 
     let requestBody: OperationModel['requestBody'] = null;
@@ -268,11 +350,50 @@ class Builder {
     };
   }
 
+  /**
+   * Names that generated modules declare side by side must differ: schema types, enumeration value arrays and
+   * query types share the types module (and every module that imports it), resource classes share the client
+   * with the types it imports, root methods share the client class with the resource properties, and
+   * `server --scaffold` writes one file per operationId (on file systems that ignore case, too).
+   */
+  checkDeclaredNames(operations: readonly OperationModel[], schemas: readonly SchemaModel[], enums: readonly EnumModel[]): void {
+    const declared = new Map<string, string>(schemas.map((s) => [s.name, s.pointer]));
+    const declare = (name: string, at: string, what: string): void => {
+      const other = declared.get(name);
+      const problem = other === undefined ? nameProblem(name, 'type') : `it is also generated for ${other}`;
+      if (problem !== null) this.fail(at, `${what} ${JSON.stringify(name)}: ${problem}`);
+      else declared.set(name, at);
+    };
+    for (const e of enums) declare(enumValuesName(e.name), pointer('components', 'schemas', e.name), 'the list of values');
+    for (const op of operations) if (op.queryParams.length > 0) declare(queryTypeName(op.operationId), `${op.pointer}/operationId`, 'the query type');
+    const resources = new Map<string, string>();
+    for (const op of operations) if (op.resource !== null && !resources.has(op.resource)) resources.set(op.resource, `${op.pointer}/x-client/resource`);
+    for (const [resource, at] of resources) declare(resourceClassName(resource), at, 'the resource class');
+    for (const op of operations.filter((o) => o.resource === null)) {
+      for (const [name, key] of [[op.methodName, 'method'], [op.waiter, 'waiter']] as const) {
+        if (name !== null && resources.has(name)) this.fail(`${op.pointer}/x-client/${key}`, `client method ${name} would take the place of the resource \`client.${name}\` (${resources.get(name)})`);
+      }
+    }
+    const files = new Map<string, OperationModel>();
+    for (const op of operations) {
+      const other = files.get(op.operationId.toLowerCase());
+      if (other !== undefined && other.operationId !== op.operationId) {
+        this.fail(`${op.pointer}/operationId`, `operationId ${op.operationId} differs only in case from ${other.operationId} (${other.pointer}); \`server --scaffold\` writes one file per operationId`);
+      }
+      files.set(op.operationId.toLowerCase(), op);
+    }
+  }
+
   build(): ApiModel {
     const doc = this.spec.document;
     const info = isObject(doc.info) ? doc.info : {};
     const operations: OperationModel[] = [];
+    this.checkDocument(doc, '#');
     for (const [route, rawItem] of sortedEntries(isObject(doc.paths) ? doc.paths : {})) {
+      if (!PATH_KEY.test(route)) {
+        this.fail(pointer('paths', route), `path ${JSON.stringify(route)} is not a URL path of unreserved characters (A-Z a-z 0-9 - . _ ~), %-escapes and {parameter} templates between slashes; it becomes a route and a string in generated code`);
+        continue;
+      }
       const item = this.resolve(rawItem, pointer('paths', route));
       if (!item) continue;
       for (const method of HTTP_METHODS) {
@@ -302,10 +423,7 @@ class Builder {
     const enums: EnumModel[] = [];
     for (const [name, raw] of sortedEntries(isObject(components.schemas) ? components.schemas : {})) {
       const at = pointer('components', 'schemas', name);
-      if (!IDENTIFIER.test(name)) {
-        this.fail(at, `schema name ${JSON.stringify(name)} must be a valid TypeScript identifier`);
-        continue;
-      }
+      if (!this.checkName(name, 'type', at, 'schema name')) continue;
       if (!isObject(raw)) continue;
       const description = typeof raw.description === 'string' ? raw.description.trim() : '';
       schemas.push({ name, pointer: at, description, schema: raw });
@@ -314,11 +432,16 @@ class Builder {
         if (values.length !== raw.enum.length) this.fail(`${at}/enum`, 'enumerations must list strings only');
         const descriptions = isObject(raw['x-enumDescriptions']) ? raw['x-enumDescriptions'] : {};
         for (const value of values) {
-          if (typeof descriptions[value] !== 'string') this.fail(`${at}/x-enumDescriptions`, `value ${value} has no description`);
+          if (!Object.hasOwn(descriptions, value) || typeof descriptions[value] !== 'string') this.fail(`${at}/x-enumDescriptions`, `value ${value} has no description`);
         }
-        enums.push({ name, values, description, descriptions: Object.fromEntries(values.map((v) => [v, String(descriptions[v] ?? '')])) });
+        // defineProperty: a value named `__proto__` must stay a key of the map, not become its prototype.
+        const map: Record<string, string> = {};
+        for (const v of values) Object.defineProperty(map, v, { value: Object.hasOwn(descriptions, v) ? String(descriptions[v]) : '', enumerable: true, writable: true, configurable: true });
+        enums.push({ name, values, description, descriptions: map });
       }
     }
+
+    this.checkDeclaredNames(operations, schemas, enums);
 
     const events: EventModel[] = [];
     for (const [name, raw] of sortedEntries(isObject(doc.webhooks) ? doc.webhooks : {})) {
@@ -354,7 +477,7 @@ export function specDisplayName(file: string, cwd: string = process.cwd()): stri
   const inRoot = path.relative(ASSET_ROOT, file);
   const rel = !inRoot.startsWith('..') && !path.isAbsolute(inRoot) ? inRoot : path.relative(cwd, file);
   // A one-line comment: no line breaks, whatever the file is called.
-  return (path.isAbsolute(rel) ? path.basename(file) : rel).split(path.sep).join('/').replace(/[\r\n\u2028\u2029]+/g, ' ');
+  return lineComment((path.isAbsolute(rel) ? path.basename(file) : rel).split(path.sep).join('/'));
 }
 
 const models = new Map<string, ApiModel>();

@@ -22,6 +22,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { ASSET_ROOT } from '../core/assets.js';
 import { SpecError, SpecErrors, pointer as pointerOf } from './errors.js';
 import { inputPolicy, isRemote, STDIN, type InputLimits, type InputPolicy } from './input-policy.js';
+import { bundlerUnsafeKeyPointers, bundlerUnsafeKeyReason } from './names.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -356,6 +357,13 @@ export class SpecResolver extends BaseResolver {
       checkDocumentBounds(document.parsed, this.policy.limits);
     } catch (error) {
       throw this.#failure(source.absoluteRef, error);
+    }
+    // Redocly's walk crashes without a location on keys such as `hasOwnProperty` (model/names.ts): name them first.
+    const unsafe = bundlerUnsafeKeyPointers(document.parsed);
+    if (unsafe.length > 0) {
+      const reason = (at: string): string => bundlerUnsafeKeyReason(at.split('/').pop()!.replace(/~1/g, '/').replace(/~0/g, '~'));
+      if (source.absoluteRef === this.root) throw new SpecErrors(unsafe.map((at) => new SpecError(displayPath(this.root), at, reason(at))));
+      throw this.#failure(source.absoluteRef, fail(reason(unsafe[0]!), 'refused', unsafe[0]));
     }
     return document;
   }

@@ -3,7 +3,8 @@
  * and the spec's error codes, added to the runtime's `ApiErrorCodes` so that `ApiError` codes are checked.
  */
 import { StructureKind, type InterfaceDeclarationStructure, type OptionalKind, type PropertySignatureStructure, type StatementStructures } from 'ts-morph';
-import { docText, printFile, quote } from '../core/print.js';
+import { docText, identifier, propertyKey, stringLiteral } from '../core/escape.js';
+import { printFile } from '../core/print.js';
 import type { ServerContext } from './context.js';
 import { compareStrings, type JsonObject, type OperationModel } from '../model/index.js';
 
@@ -52,15 +53,15 @@ function handlerDoc(op: OperationModel): string {
     `Ability: ${abilities}. Success: ${op.success.status}${op.async ? ' (an Order; the outcome arrives later)' : ''}. Documented errors: ${errors || 'none'}.`,
   ];
   if (op.idempotencyHeader) lines.push(`Idempotent with \`${op.idempotencyHeader}\` (in \`headers['${op.idempotencyHeader.toLowerCase()}']\`).`);
-  return lines.join('\n');
+  return docText(lines.join('\n'));
 }
 
 /** The handlers interface (`CardApiHandlers` for the card API). */
 export function transformHandlersInterface(ctx: ServerContext): InterfaceDeclarationStructure {
   const properties: Array<OptionalKind<PropertySignatureStructure>> = ctx.model.operations.map((op) => ({
-    name: op.operationId,
+    name: identifier(op.operationId, 'binding'),
     docs: [handlerDoc(op)],
-    type: `OperationHandler<operations[${quote(op.operationId)}], ${op.success.status}, Auth>`,
+    type: `OperationHandler<operations[${stringLiteral(op.operationId)}], ${op.success.status}, Auth>`,
   }));
   return {
     kind: StructureKind.Interface,
@@ -103,7 +104,7 @@ export function renderHandlersFile(ctx: ServerContext): string {
         {
           kind: StructureKind.Interface,
           name: 'ApiErrorCodes',
-          properties: codes.map((code) => ({ name: quote(code), type: 'true' })),
+          properties: codes.map((code) => ({ name: propertyKey(code, { quoted: true }), type: 'true' })),
         },
       ],
     });

@@ -3,19 +3,14 @@
  * strings, small flat values on one line, larger ones one entry per line. Key order is the value's own (the
  * callers build their objects in a fixed order), so the same model always prints the same bytes.
  */
-import { quote } from '../core/print.js';
+import { docText, identifier, propertyKey, stringLiteral } from '../core/escape.js';
 
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const MAX_INLINE = 96;
-
-function key(name: string): string {
-  return IDENTIFIER.test(name) || /^(0|[1-9][0-9]*)$/.test(name) ? name : quote(name);
-}
 
 /** Prints `value` as a literal; `indent` is the indentation of the line the literal starts on. */
 export function toLiteral(value: unknown, indent = ''): string {
   if (value === null) return 'null';
-  if (typeof value === 'string') return quote(value);
+  if (typeof value === 'string') return stringLiteral(value);
   if (typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
   if (value === undefined) return 'undefined';
   const inner = `${indent}  `;
@@ -29,7 +24,7 @@ export function toLiteral(value: unknown, indent = ''): string {
   if (typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
     if (entries.length === 0) return '{}';
-    const items = entries.map(([k, v]) => `${key(k)}: ${toLiteral(v, inner)}`);
+    const items = entries.map(([k, v]) => `${propertyKey(k)}: ${toLiteral(v, inner)}`);
     const flat = `{ ${items.join(', ')} }`;
     if (!flat.includes('\n') && flat.length + indent.length <= MAX_INLINE) return flat;
     return `{\n${items.map((item) => `${inner}${item},`).join('\n')}\n${indent}}`;
@@ -42,7 +37,8 @@ export function toLiteral(value: unknown, indent = ''): string {
  * the continuation lines of an initializer written through a structure (a hanging indent), which would
  * misalign every line of a multi-line literal.
  */
-export function exportedConst(doc: string, name: string, type: string, initializer: string): string {
+export function exportedConst(text: string, name: string, type: string, initializer: string): string {
+  const doc = docText(text);
   const jsdoc = doc.includes('\n') ? `/**\n${doc.split('\n').map((line) => ` *${line ? ` ${line}` : ''}`).join('\n')}\n */` : `/** ${doc} */`;
-  return `\n${jsdoc}\nexport const ${name}: ${type} = ${initializer};`;
+  return `\n${jsdoc}\nexport const ${identifier(name, 'binding')}: ${type} = ${initializer};`;
 }

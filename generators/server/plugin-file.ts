@@ -1,6 +1,7 @@
 /** `plugin.gen.ts`: the runtime plugin bound to this spec's route table, schemas and handler types. */
 import { StructureKind, VariableDeclarationKind, type StatementStructures } from 'ts-morph';
-import { printFile, quote } from '../core/print.js';
+import { docText, stringLiteral } from '../core/escape.js';
+import { printFile } from '../core/print.js';
 import type { ServerContext } from './context.js';
 
 /** Renders `plugin.gen.ts`. */
@@ -15,7 +16,7 @@ export function renderPluginFile(ctx: ServerContext): string {
       namedImports: [{ name: 'AuthResult', isTypeOnly: true }, { name: 'CardApiOptions', isTypeOnly: true }, { name: 'createCardApiPlugin' }],
     },
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: './spec.gen.js', namedImports: [{ name: 'docsOutline' }, { name: 'openapiYaml' }] },
-    `\nconst plugin = createCardApiPlugin({ title: ${quote(ctx.model.title)}, routes, schemas: [componentSchemas], openapiYaml, outline: docsOutline });`,
+    `\nconst plugin = createCardApiPlugin({ title: ${stringLiteral(ctx.model.title)}, routes, schemas: [componentSchemas], openapiYaml, outline: docsOutline });`,
     {
       kind: StructureKind.TypeAlias,
       name: 'CardApiPlugin',
@@ -29,14 +30,14 @@ export function renderPluginFile(ctx: ServerContext): string {
       isExported: true,
       declarationKind: VariableDeclarationKind.Const,
       docs: [
-        [
+        docText([
           `The ${ctx.model.title} as a Fastify plugin: every operation with its spec schemas, bearer auth,`,
           'rate limits, D2 error bodies, `/openapi.yaml` and `/docs`. Not generic, so that `register` types the',
           'options from it; use `cardApiFor<MyAuth>()` for handlers that receive your own auth type.',
           '',
           '@example',
           "await app.register(cardApi, { prefix: '/api/v1', handlers, authenticate: (token) => tokens.get(token) ?? null });",
-        ].join('\n'),
+        ].join('\n')),
       ],
       declarations: [{ name: 'cardApi', type: 'CardApiPlugin', initializer: '(instance, options) => plugin(instance, options)' }],
     },

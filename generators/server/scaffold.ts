@@ -7,7 +7,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { StructureKind, type StatementStructures } from 'ts-morph';
-import { docText, printFile, quote } from '../core/print.js';
+import { docText, identifier, stringLiteral } from '../core/escape.js';
+import { printFile } from '../core/print.js';
 import type { GeneratedFile } from '../core/target.js';
 import type { ApiModel, OperationModel } from '../model/index.js';
 import { exportedConst } from './literal.js';
@@ -36,15 +37,15 @@ function handlerFile(op: OperationModel): string {
     exportedConst(
       `\`${op.method.toUpperCase()} ${op.path}\`: ${docText(op.summary)}.\n\nThe input carries ${inputParts(op)}.`,
       op.operationId,
-      `CardApiHandlers[${quote(op.operationId)}]`,
-      `async (_input) => {\n  throw new ApiError(501, 'api.not_implemented', ${quote(`${op.operationId} is not implemented yet.`)});\n}`,
+      `CardApiHandlers[${stringLiteral(op.operationId)}]`,
+      `async (_input) => {\n  throw new ApiError(501, 'api.not_implemented', ${stringLiteral(`${op.operationId} is not implemented yet.`)});\n}`,
     ),
   ];
   return printFile(statements, { header: SCAFFOLD_HEADER });
 }
 
 function indexFile(model: ApiModel): string {
-  const ids = model.operations.map((op) => op.operationId);
+  const ids = model.operations.map((op) => identifier(op.operationId, 'binding'));
   const statements: Array<string | StatementStructures> = [
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: '@card-api/server', isTypeOnly: true, namedImports: [{ name: 'CardApiHandlers' }] },
     ...ids.map((id): string | StatementStructures => ({ kind: StructureKind.ImportDeclaration, moduleSpecifier: `./${id}.js`, namedImports: [{ name: id }] })),

@@ -3,7 +3,8 @@
  * the static rendering of `<prefix>/docs`.
  */
 import YAML from 'yaml';
-import { printFile, quote } from '../core/print.js';
+import { stringLiteral } from '../core/escape.js';
+import { printFile } from '../core/print.js';
 import type { ServerContext } from './context.js';
 import { docsOutline } from './docs-outline.js';
 import { exportedConst, toLiteral } from './literal.js';
@@ -16,7 +17,7 @@ export function bundledYaml(ctx: ServerContext): string {
 /** Renders `spec.gen.ts`, one array element per YAML line so that a spec change is a readable diff. */
 export function renderSpecFile(ctx: ServerContext): string {
   const lines = bundledYaml(ctx).replace(/\r\n/g, '\n').split('\n');
-  const initializer = `[\n${lines.map((line) => `  ${quote(line)},`).join('\n')}\n].join('\\n')`;
+  const initializer = `[\n${lines.map((line) => `  ${stringLiteral(line)},`).join('\n')}\n].join('\\n')`;
   return printFile(
     [
       `import type { DocsOutline } from '${ctx.runtimeModule}';`,

@@ -4,31 +4,33 @@
  */
 import { StructureKind, VariableDeclarationKind, type StatementStructures } from 'ts-morph';
 import type { ApiModel, EnumModel, OperationModel, SchemaModel } from '../model/index.js';
-import { docText, pascalCase, quote } from '../core/print.js';
+import { enumValuesName, queryTypeName } from '../model/names.js';
+import { docText, identifier, stringLiteral } from '../core/escape.js';
 
 /** `export type Card = components['schemas']['Card'];` */
 export function transformSchemaAlias(schema: SchemaModel): StatementStructures {
   return {
     kind: StructureKind.TypeAlias,
     isExported: true,
-    name: schema.name,
-    type: `components['schemas'][${quote(schema.name)}]`,
+    name: identifier(schema.name, 'type'),
+    type: `components['schemas'][${stringLiteral(schema.name)}]`,
     docs: schema.description ? [docText(schema.description)] : [],
   };
 }
 
 /** `export const CardStatusValues = [...] as const satisfies readonly CardStatus[];` with one line per value. */
 export function transformEnumValues(enumModel: EnumModel): StatementStructures {
-  const lines = enumModel.values.map((v) => `/** ${docText(enumModel.descriptions[v]) || v} */\n${quote(v)},`);
+  // A blank description falls back to the value itself, which is spec text too.
+  const lines = enumModel.values.map((v) => `/** ${docText(enumModel.descriptions[v]) || docText(v)} */\n${stringLiteral(v)},`);
   return {
     kind: StructureKind.VariableStatement,
     isExported: true,
     declarationKind: VariableDeclarationKind.Const,
-    docs: [`Every value of {@link ${enumModel.name}}, in spec order.`],
+    docs: [`Every value of {@link ${identifier(enumModel.name, 'type')}}, in spec order.`],
     declarations: [
       {
-        name: `${enumModel.name}Values`,
-        initializer: `[\n${lines.join('\n')}\n] as const satisfies readonly ${enumModel.name}[]`,
+        name: identifier(enumValuesName(enumModel.name), 'type'),
+        initializer: `[\n${lines.join('\n')}\n] as const satisfies readonly ${identifier(enumModel.name, 'type')}[]`,
       },
     ],
   };
@@ -40,9 +42,9 @@ export function transformOperationQuery(op: OperationModel): StatementStructures
   return {
     kind: StructureKind.TypeAlias,
     isExported: true,
-    name: `${pascalCase(op.operationId)}Query`,
-    type: `NonNullable<operations[${quote(op.operationId)}]['parameters']['query']>`,
-    docs: [`Query parameters of \`${op.method.toUpperCase()} ${op.path}\`.`],
+    name: identifier(queryTypeName(op.operationId), 'type'),
+    type: `NonNullable<operations[${stringLiteral(op.operationId)}]['parameters']['query']>`,
+    docs: [docText(`Query parameters of \`${op.method.toUpperCase()} ${op.path}\`.`)],
   };
 }
 

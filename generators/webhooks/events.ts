@@ -1,7 +1,7 @@
 /** The event union, names, lookup type and guards of @card-api/webhooks, from the spec's `webhooks`. */
 import { StructureKind, VariableDeclarationKind, type StatementStructures } from 'ts-morph';
 import type { ApiModel, EventModel } from '../model/index.js';
-import { docText, quote } from '../core/print.js';
+import { docText, identifier, jsonLiteral, propertyKey, stringLiteral } from '../core/escape.js';
 
 function eventDoc(event: EventModel): string {
   return [docText(event.summary), '', docText(event.description)].join('\n').trim();
@@ -9,7 +9,7 @@ function eventDoc(event: EventModel): string {
 
 export function transformEvents(model: ApiModel, typesModule: string): StatementStructures[] {
   const events = model.events;
-  const types = [...new Set(events.map((e) => e.schemaName))];
+  const types = [...new Set(events.map((e) => identifier(e.schemaName, 'type')))];
   return [
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: typesModule, isTypeOnly: true, namedImports: types.map((name) => ({ name })) },
     {
@@ -17,7 +17,7 @@ export function transformEvents(model: ApiModel, typesModule: string): Statement
       isExported: true,
       declarationKind: VariableDeclarationKind.Const,
       docs: [`The ${events.length} event codes of the spec's \`webhooks\`, sorted.`],
-      declarations: [{ name: 'EVENT_NAMES', initializer: `[\n${events.map((e) => `${quote(e.name)},`).join('\n')}\n] as const` }],
+      declarations: [{ name: 'EVENT_NAMES', initializer: `[\n${events.map((e) => `${stringLiteral(e.name)},`).join('\n')}\n] as const` }],
     },
     { kind: StructureKind.TypeAlias, isExported: true, name: 'EventName', type: '(typeof EVENT_NAMES)[number]', docs: ['An event code.'] },
     {
@@ -25,7 +25,7 @@ export function transformEvents(model: ApiModel, typesModule: string): Statement
       isExported: true,
       name: 'EventMap',
       docs: ['Each event code to its payload (the whole delivered body).'],
-      properties: events.map((e) => ({ name: quote(e.name), type: e.schemaName, docs: [eventDoc(e)] })),
+      properties: events.map((e) => ({ name: propertyKey(e.name, { quoted: true }), type: identifier(e.schemaName, 'type'), docs: [eventDoc(e)] })),
     },
     {
       kind: StructureKind.TypeAlias,
@@ -69,7 +69,7 @@ export function transformEvents(model: ApiModel, typesModule: string): Statement
 
 /** One valid payload per event, from the spec's examples. */
 export function transformFixtures(model: ApiModel): StatementStructures[] {
-  const entries = model.events.map((e) => `${quote(e.name)}: ${JSON.stringify(e.example, null, 2)},`);
+  const entries = model.events.map((e) => `${propertyKey(e.name, { quoted: true })}: ${jsonLiteral(e.example)},`);
   return [
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: './events.gen.js', isTypeOnly: true, namedImports: [{ name: 'EventMap' }] },
     {
