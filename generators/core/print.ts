@@ -2,12 +2,13 @@
  * ts-morph as a printer: targets build plain Structures and print each file once. One in-memory project is
  * shared by the whole run; nothing is type-checked or emitted during generation.
  */
-import { IndentationText, NewLineKind, Project, QuoteKind, type StatementStructures } from 'ts-morph';
+import type { Project as TsMorphProject, StatementStructures } from 'ts-morph';
+import { IndentationText, NewLineKind, Project, QuoteKind } from './ts-morph.js';
 
-let project: Project | undefined;
+let project: TsMorphProject | undefined;
 let counter = 0;
 
-function sharedProject(): Project {
+function sharedProject(): TsMorphProject {
   project ??= new Project({
     useInMemoryFileSystem: true,
     skipFileDependencyResolution: true,

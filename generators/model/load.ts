@@ -17,12 +17,13 @@ import { createHash } from 'node:crypto';
 import { constants as fsConstants, createReadStream } from 'node:fs';
 import { open, realpath, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { BaseResolver, bundle, createConfig, parseYaml, Source, YamlParseError, type Document, type NormalizedProblem } from '@redocly/openapi-core';
+import type { Document, NormalizedProblem } from '@redocly/openapi-core';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { ASSET_ROOT } from '../core/assets.js';
 import { SpecError, SpecErrors, pointer as pointerOf } from './errors.js';
 import { inputPolicy, isRemote, STDIN, type InputLimits, type InputPolicy } from './input-policy.js';
 import { bundlerUnsafeKeyPointers, bundlerUnsafeKeyReason } from './names.js';
+import { BaseResolver, bundle, createConfig, parseYaml, Source, YamlParseError } from './redocly.js';
 
 export type JsonObject = Record<string, unknown>;
 
