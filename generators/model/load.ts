@@ -18,11 +18,11 @@ import { constants as fsConstants, createReadStream } from 'node:fs';
 import { open, realpath, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Document, NormalizedProblem } from '@redocly/openapi-core';
-import { Validator } from '@seriousme/openapi-schema-validator';
 import { ASSET_ROOT } from '../core/assets.js';
 import { SpecError, SpecErrors, pointer as pointerOf } from './errors.js';
 import { inputPolicy, isRemote, STDIN, type InputLimits, type InputPolicy } from './input-policy.js';
 import { bundlerUnsafeKeyPointers, bundlerUnsafeKeyReason } from './names.js';
+import { validateOpenApi31 } from './openapi31-validator.js';
 import { BaseResolver, bundle, createConfig, parseYaml, Source, YamlParseError } from './redocly.js';
 
 export type JsonObject = Record<string, unknown>;
@@ -592,11 +592,10 @@ export async function loadSpec(spec: string, options: { cache?: boolean; policy?
   const fatal = fatalProblems(file, result.problems);
   if (fatal.length > 0) throw new SpecErrors(fatal);
   const document = assertOpenApi31(file, result.bundle.parsed);
-  const validation = await new Validator().validate(structuredClone(document));
+  const validation = validateOpenApi31(document);
   if (!validation.valid) {
-    const errors = (Array.isArray(validation.errors) ? validation.errors : []) as Array<{ instancePath?: string; message?: string; params?: unknown }>;
     throw new SpecErrors(
-      errors.map((e) => new SpecError(displayPath(file), `#${e.instancePath ?? ''}`, `${e.message ?? 'invalid'}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`)),
+      validation.errors.map((e) => new SpecError(displayPath(file), `#${e.instancePath ?? ''}`, `${e.message ?? 'invalid'}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`)),
     );
   }
   const loaded: LoadedSpec = { file, document, hash };
