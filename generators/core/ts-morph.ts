@@ -9,4 +9,4 @@ import type * as TsMorph from 'ts-morph';
 
 const tsMorph = createRequire(import.meta.url)('ts-morph') as typeof TsMorph;
 
-export const { IndentationText, NewLineKind, Project, QuoteKind, Scope, StructureKind, VariableDeclarationKind } = tsMorph;
+export const { printStructure, Scope, StructureKind, VariableDeclarationKind } = tsMorph;
