@@ -319,6 +319,11 @@ export class SpecResolver extends BaseResolver {
     this.#reads = reads ?? { budget: new Budget(policy.limits.maxBytes), sources: new Map() };
   }
 
+  /** How many documents this load has read (the root and each external `$ref` target), its forks included. */
+  get documentsRead(): number {
+    return this.#reads.sources.size;
+  }
+
   fork(): SpecResolver {
     return new SpecResolver(this.#spec, this.policy, this.#reads);
   }
@@ -466,7 +471,8 @@ export async function bundleSpec(spec: string, config: Parameters<typeof bundle>
     const reason = message.replace(/ in "[^"]*" \(\d+:\d+\)\s*$/, '');
     throw new SpecError(displayPath(resolver.root), '#', reason, at ? Number(at[1]) : undefined, at ? Number(at[2]) : undefined);
   }
-  if (!result.problems.some((p) => p.severity === 'error')) {
+  // A bundle of the root alone is the root document, whose bounds `parseDocument` has checked.
+  if (resolver.documentsRead > 1 && !result.problems.some((p) => p.severity === 'error')) {
     try {
       checkDocumentBounds(result.bundle.parsed, resolver.policy.limits);
     } catch (error) {
