@@ -71,7 +71,7 @@ async function transformDocument(document: OpenapiTypescript.OpenAPI3): Promise<
 export function renderOpenapiTypescript(model: ApiModel): Promise<string> {
   let text = cache.get(model);
   if (!text) {
-    // The transform may annotate the document it walks: it gets a copy.
+    // A copy: scanDiscriminators writes the mapped values into the schemas a discriminator maps to.
     text = transformDocument(structuredClone(model.document) as unknown as OpenapiTypescript.OpenAPI3).then((ast) => openapiTypescript().astToString(ast).replace(/\r\n/g, '\n'));
     cache.set(model, text);
   }
