@@ -111,10 +111,8 @@ async function generateVendorable(name: 'client' | 'types', specArg: string | un
   const { model } = await gen.renderTargets([], { ...(spec === undefined ? {} : { spec }), ...(timings ? { timings } : {}) });
   const files = await gen.timed(timings, `render ${name}`, async () => {
     if (name === 'client') return gen.renderClient(model, { typesImport: 'local' }, '.');
-    return [
-      { path: 'types.gen.ts', contents: await gen.renderTypesFile(model) },
-      { path: 'index.ts', contents: (await target.render(model, { typesImport: 'local' })).find((f) => f.path.endsWith('/index.ts'))!.contents },
-    ];
+    // The target's two files (types.gen.ts and index.ts), printed once, at the root of the output.
+    return (await target.render(model, { typesImport: 'local' })).map((f) => ({ path: path.posix.basename(f.path), contents: f.contents }));
   });
   await gen.timed(timings, 'write', () => writeOut(out, files));
   progress.done();
