@@ -80,8 +80,8 @@ for (const [name, fn] of variants) {
 
 // Interleaved rounds, order rotated (bench/lib.ts `interleaved`): a run of one task after another let the
 // verdict flip between two runs (1.128x, then 1.609x), as whichever task ran while the shared machine was busy lost.
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 31);
-const BATCH_MS = Number(process.env.BENCH_BATCH_MS ?? 60);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 61);
+const BATCH_MS = Number(process.env.BENCH_BATCH_MS ?? 40);
 let sink: unknown;
 const { wall, cpu } = await interleaved(
   variants.map(([name, fn]) => [name, async () => void (sink = await fn())] as const),

@@ -59,12 +59,16 @@ export async function interleaved(
   return { wall, cpu };
 }
 
-/** `a/b` per round (the rounds of {@link interleaved}): the median ratio and its spread. */
-export function pairedRatio(a: number[], b: number[]): { median: number; min: number; max: number; text: string } {
+/**
+ * `a/b` per round (the rounds of {@link interleaved}): the median ratio and its spread, and the ratio of each
+ * side's fastest round (the least disturbed measurement of each, when the machine is busy for both).
+ */
+export function pairedRatio(a: number[], b: number[]): { median: number; min: number; max: number; fastest: number; text: string } {
   const ratios = a.map((x, i) => x / b[i]!);
   const m = median(ratios);
   const [min, max] = [Math.min(...ratios), Math.max(...ratios)];
-  return { median: m, min, max, text: `${m.toFixed(3)}x (rounds ${min.toFixed(3)}-${max.toFixed(3)})` };
+  const fastest = Math.min(...a) / Math.min(...b);
+  return { median: m, min, max, fastest, text: `${m.toFixed(3)}x (rounds ${min.toFixed(3)}-${max.toFixed(3)}; fastest rounds ${fastest.toFixed(3)}x)` };
 }
 
 /** One cold process: wall time, and CPU (user + system) when GNU time is there to report it. */

@@ -90,8 +90,8 @@ for (const [name, fn] of [...syncTasks, ...asyncTasks]) {
 }
 
 // Interleaved rounds, order rotated each round (bench/lib.ts `interleaved`); sync and async tasks in one rotation.
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 31);
-const BATCH_MS = Number(process.env.BENCH_BATCH_MS ?? 60);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 61);
+const BATCH_MS = Number(process.env.BENCH_BATCH_MS ?? 40);
 let sink: unknown;
 const { wall, cpu } = await interleaved(
   [...syncTasks.map(([name, fn]) => [name, () => void (sink = fn())] as const), ...asyncTasks.map(([name, fn]) => [name, async () => void (sink = await fn())] as const)],
