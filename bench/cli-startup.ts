@@ -40,14 +40,17 @@ async function main(): Promise<void> {
       [node('gen-card-api client <spec> --out ./client (types + client)', ours, 'client', spec, '--out', path.join(dir, 'out-client')), node('openapi-typescript <spec> -o x.ts (types)', theirs, spec, '-o', path.join(dir, 'x.ts'))],
       [node('gen-card-api types <spec> --out ./types', ours, 'types', spec, '--out', path.join(dir, 'out-types')), node('openapi-typescript <spec> -o y.ts (types)', theirs, spec, '-o', path.join(dir, 'y.ts'))],
     ];
-    const samples = coldRounds(pairs.flat(), ROUNDS, { cwd: dir, env });
-    console.log(`cold start, ${ROUNDS} rounds of ${pairs.length * 2} fresh node processes in a rotated order, packages installed from a tarball and the registry in ${dir}; median (min-max)`);
+    // The floor: Node starting and exiting, what every figure includes.
+    const floor = node('node -e 0 (Node alone)', '-e', '0');
+    const samples = coldRounds([...pairs.flat(), floor], ROUNDS, { cwd: dir, env });
+    console.log(`cold start, ${ROUNDS} rounds of ${pairs.length * 2 + 1} fresh node processes in a rotated order, packages installed from a tarball and the registry in ${dir}; median (min-max)`);
     for (const [a, b] of pairs) {
       const [sa, sb] = [samples.get(a.label)!, samples.get(b.label)!];
       console.log(`${a.label.padEnd(58)} wall ${coldText(sa, 'wall').padEnd(20)} cpu ${coldText(sa, 'cpu')}`);
       console.log(`${b.label.padEnd(58)} wall ${coldText(sb, 'wall').padEnd(20)} cpu ${coldText(sb, 'cpu')}`);
       console.log(`${'  ours / peer'.padEnd(58)} wall ${coldRatio(sa, sb, 'wall').text}, cpu ${coldRatio(sa, sb, 'cpu').text}`);
     }
+    console.log(`${floor.label.padEnd(58)} wall ${coldText(samples.get(floor.label)!, 'wall').padEnd(20)} cpu ${coldText(samples.get(floor.label)!, 'cpu')}`);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

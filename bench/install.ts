@@ -119,6 +119,8 @@ function cold(oursDir: string, peerDir: string): void {
     node('openapi-typescript --help', theirs, '--help'),
     node('gen-card-api --version', ours, '--version'),
     node('openapi-typescript --version', theirs, '--version'),
+    // The floor: Node starting and exiting, what every figure above includes.
+    node('node -e 0 (Node alone)', '-e', '0'),
   ];
   const samples = coldRounds(commands, COLD_ROUNDS, { cwd: out });
   const get = (label: string) => samples.get(label)!;
@@ -132,7 +134,7 @@ function cold(oursDir: string, peerDir: string): void {
   }
   for (const flag of ['--help', '--version']) {
     const ms = median(get(`gen-card-api ${flag}`).map((s) => s.wall));
-    console.log(`  gen-card-api ${flag}: ${ms.toFixed(0)} ms median wall (bar < 150 ms: ${ms < 150 ? 'met' : 'MISSED'}); ${coldRatio(get(`gen-card-api ${flag}`), get(`openapi-typescript ${flag}`), 'wall').text} of openapi-typescript ${flag}`);
+    console.log(`  gen-card-api ${flag}: ${ms.toFixed(0)} ms median wall (bar < 150 ms: ${ms < 150 ? 'met' : 'MISSED'}; Node alone ${median(get('node -e 0 (Node alone)').map((x) => x.wall)).toFixed(0)} ms); ${coldRatio(get(`gen-card-api ${flag}`), get(`openapi-typescript ${flag}`), 'wall').text} of openapi-typescript ${flag}`);
   }
 }
 
