@@ -1,51 +1,56 @@
 /**
- * Cold wall time of the installed CLI against openapi-typescript's, in one run: both installed from packages in
- * a temp folder outside the repository (ours packed from `make build` output), each command a fresh `node`
- * process, the same spec file for both. `client --out` generates the types *and* the client, so the goal is
- * "no slower than openapi-typescript for types alone".
+ * Cold wall time and CPU of the installed CLI against openapi-typescript's, in one run: both installed from packages
+ * in one temp folder outside the repository (ours packed from `make build` output), each command a fresh `node`
+ * process, the same spec file for both, rounds interleaved with the order rotated (the machine is shared).
+ * `client --out` generates the types *and* the client, so the goal is "no slower than openapi-typescript for types
+ * alone". bench/install.ts prints the same cold figures from two separate installs, next to their sizes; this one
+ * is the quick check (one install).
  *
- * Run: make build && node --import tsx bench/cli-startup.ts
+ * Run: make build && node --import tsx bench/cli-startup.ts   (BENCH_COLD_ROUNDS=n, default 11)
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { median } from './lib.js';
-import { ROOT, packAll, runCommand, strangerEnv } from '../test/registry/harness.js';
+import { coldRatio, coldRounds, coldText } from './lib.js';
+import { ROOT, runCommand, strangerEnv } from '../test/registry/harness.js';
 
-const RUNS = 7;
+const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 11);
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'card-api-bench-cli-'));
   try {
     const env = strangerEnv({});
-    const tarballs = await packAll(dir, env);
-    const openapiTs = (JSON.parse(execFileSync('npm', ['pkg', 'get', 'devDependencies.openapi-typescript'], { cwd: ROOT, encoding: 'utf8', env })) as string);
+    const packed = await runCommand('npm', ['pack', path.join(ROOT, 'packages/cli'), '--pack-destination', dir, '--json'], { cwd: dir, env });
+    if (packed.code !== 0) throw new Error(`npm pack packages/cli failed (run \`make build\` first):\n${packed.stderr}`);
+    const tarball = path.join(dir, (JSON.parse(packed.stdout) as Array<{ filename: string }>)[0]!.filename);
+    const openapiTs = JSON.parse(execFileSync('npm', ['pkg', 'get', 'devDependencies.openapi-typescript'], { cwd: ROOT, encoding: 'utf8', env })) as string;
     await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'bench-cli', private: true, type: 'module' }));
-    // No install scripts: neither command loads the sandbox, so better-sqlite3 need not be built.
-    const install = await runCommand('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', ...tarballs.values(), `openapi-typescript@${openapiTs}`], { cwd: dir, env });
+    const install = await runCommand('npm', ['install', '--no-audit', '--no-fund', tarball, `openapi-typescript@${openapiTs}`], { cwd: dir, env });
     if (install.code !== 0) throw new Error(`npm install failed:\n${install.stderr}`);
     const ours = path.join(dir, 'node_modules/gen-card-api/bin/gen-card-api.js');
     const theirs = path.join(dir, 'node_modules/openapi-typescript/bin/cli.js');
-    const spec = path.join(dir, 'node_modules/gen-card-api/dist/assets/spec/openapi.yaml');
+    const spec = path.join(dir, 'openapi.yaml');
+    await copyFile(path.join(dir, 'node_modules/gen-card-api/dist/assets/spec/openapi.yaml'), spec);
 
-    const time = async (args: string[]): Promise<number> => {
-      const samples: number[] = [];
-      for (let i = 0; i < RUNS; i++) {
-        const result = await runCommand(process.execPath, args, { cwd: dir, env });
-        if (result.code !== 0) throw new Error(`${args.join(' ')} exited ${result.code}:\n${result.stderr}`);
-        samples.push(result.ms);
-      }
-      return median(samples);
-    };
-    const rows: Array<[string, number, string, number]> = [
-      ['gen-card-api --help', await time([ours, '--help']), 'openapi-typescript --help', await time([theirs, '--help'])],
-      ['gen-card-api client <spec> --out ./client (types + client)', await time([ours, 'client', spec, '--out', path.join(dir, 'out-client')]), 'openapi-typescript <spec> -o x.ts (types)', await time([theirs, spec, '-o', path.join(dir, 'x.ts')])],
-      ['gen-card-api types <spec> --out ./types', await time([ours, 'types', spec, '--out', path.join(dir, 'out-types')]), 'openapi-typescript <spec> -o x.ts (types)', await time([theirs, spec, '-o', path.join(dir, 'x.ts')])],
+    const node = (label: string, ...args: string[]) => ({ label, command: process.execPath, args });
+    const pairs: Array<[ReturnType<typeof node>, ReturnType<typeof node>]> = [
+      [node('gen-card-api --help', ours, '--help'), node('openapi-typescript --help', theirs, '--help')],
+      [node('gen-card-api --version', ours, '--version'), node('openapi-typescript --version', theirs, '--version')],
+      [node('gen-card-api client <spec> --out ./client (types + client)', ours, 'client', spec, '--out', path.join(dir, 'out-client')), node('openapi-typescript <spec> -o x.ts (types)', theirs, spec, '-o', path.join(dir, 'x.ts'))],
+      [node('gen-card-api types <spec> --out ./types', ours, 'types', spec, '--out', path.join(dir, 'out-types')), node('openapi-typescript <spec> -o y.ts (types)', theirs, spec, '-o', path.join(dir, 'y.ts'))],
     ];
-    console.log(`cold wall time, median of ${RUNS} fresh processes each, packages installed from tarballs in ${dir}`);
-    console.log(`${'ours'.padEnd(58)} ${'ms'.padStart(7)}   ${'peer'.padEnd(44)} ${'ms'.padStart(7)}   ours/peer`);
-    for (const [a, am, b, bm] of rows) console.log(`${a.padEnd(58)} ${am.toFixed(0).padStart(7)}   ${b.padEnd(44)} ${bm.toFixed(0).padStart(7)}   ${(am / bm).toFixed(2)}x`);
+    // The floor: Node starting and exiting, what every figure includes.
+    const floor = node('node -e 0 (Node alone)', '-e', '0');
+    const samples = coldRounds([...pairs.flat(), floor], ROUNDS, { cwd: dir, env });
+    console.log(`cold start, ${ROUNDS} rounds of ${pairs.length * 2 + 1} fresh node processes in a rotated order, packages installed from a tarball and the registry in ${dir}; median (min-max)`);
+    for (const [a, b] of pairs) {
+      const [sa, sb] = [samples.get(a.label)!, samples.get(b.label)!];
+      console.log(`${a.label.padEnd(58)} wall ${coldText(sa, 'wall').padEnd(20)} cpu ${coldText(sa, 'cpu')}`);
+      console.log(`${b.label.padEnd(58)} wall ${coldText(sb, 'wall').padEnd(20)} cpu ${coldText(sb, 'cpu')}`);
+      console.log(`${'  ours / peer'.padEnd(58)} wall ${coldRatio(sa, sb, 'wall').text}, cpu ${coldRatio(sa, sb, 'cpu').text}`);
+    }
+    console.log(`${floor.label.padEnd(58)} wall ${coldText(samples.get(floor.label)!, 'wall').padEnd(20)} cpu ${coldText(samples.get(floor.label)!, 'cpu')}`);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,7 +1,7 @@
 /**
  * Breaking-change diff time against the peers, in one run.
  *
- * In process, alternating: `gen-card-api diff` (read + bundle both sides with loadOpenApiDocument, compare, apply the
+ * In process, rounds with the order alternating (ours first, then the peer first): `gen-card-api diff` (read + bundle both sides with loadOpenApiDocument, compare, apply the
  * version rule) and api-smart-diff (parse both files, `apiCompare`) on (a) the card spec against a copy with 20
  * changes and (b) the 1,500-operation synthetic spec (bench/generate.ts's replication) against a mutated copy.
  *
@@ -108,7 +108,8 @@ function peer(base: string, head: string) {
 }
 
 const runs = Number(process.env.RUNS ?? 7);
-console.log(`diff time, Node ${process.version}, median of ${runs} runs after a warm-up (file to result, both sides), ours and the peer alternating in one process`);
+console.log(`diff time, Node ${process.version}, median of ${runs} runs after a warm-up (file to result, both sides), ours and the peer in one process, the order alternating round by round`);
+const spreads = new Map<string, number[]>();
 const rows: Array<{ label: string; a: number; b: number; c: number; ours: { total: number; breaking: number; webhooks: number }; peer: { total: number; breaking: number; webhooks: number } }> = [];
 for (const [label, base, head] of pairs) {
   const n = label.startsWith('synthetic') ? Math.max(3, Math.ceil(runs / 2)) : runs;
@@ -116,10 +117,16 @@ for (const [label, base, head] of pairs) {
   const peerCount = peer(base, head);
   const a: number[] = [];
   const b: number[] = [];
+  await ours(base, head);
+  peer(base, head);
+  // Rounds with the order alternating: ours first in one, the peer first in the next.
   for (let i = 0; i < n; i += 1) {
-    a.push(...(await sample(() => ours(base, head), 1, i === 0 ? 1 : 0)));
-    b.push(...(await sample(() => peer(base, head), 1, i === 0 ? 1 : 0)));
+    for (const side of i % 2 === 0 ? (['ours', 'peer'] as const) : (['peer', 'ours'] as const)) {
+      if (side === 'ours') a.push(...(await sample(() => ours(base, head), 1, 0)));
+      else b.push(...(await sample(() => peer(base, head), 1, 0)));
+    }
   }
+  spreads.set(label, a.map((x, i) => x / b[i]!));
   // Our comparison alone, both sides already read (what a second diff against the same base costs).
   const [bm, hm] = [await loadSide(base), await loadSide(head)];
   const c = median(await sample(() => runDiff({ label: base, model: { document: structuredClone(bm.model.document) } }, { label: head, model: { document: structuredClone(hm.model.document) } }), n, 1));
@@ -128,7 +135,7 @@ for (const [label, base, head] of pairs) {
 console.log(`${'pair'.padEnd(32)} ${'gen-card-api diff'.padStart(18)} ${'api-smart-diff'.padStart(15)} ${'ratio'.padStart(7)} ${'ours, compare only'.padStart(19)}   changes reported (breaking) [in webhooks]: ours / api-smart-diff`);
 for (const r of rows) {
   console.log(
-    `${r.label.padEnd(32)} ${`${r.a.toFixed(0)} ms`.padStart(18)} ${`${r.b.toFixed(0)} ms`.padStart(15)} ${ratio(r.a, r.b).padStart(7)} ${`${r.c.toFixed(0)} ms`.padStart(19)}   ${r.ours.total} (${r.ours.breaking}) [${r.ours.webhooks}] / ${r.peer.total} (${r.peer.breaking}) [${r.peer.webhooks}]`,
+    `${r.label.padEnd(32)} ${`${r.a.toFixed(0)} ms`.padStart(18)} ${`${r.b.toFixed(0)} ms`.padStart(15)} ${ratio(r.a, r.b).padStart(7)} ${`${r.c.toFixed(0)} ms`.padStart(19)}   ${r.ours.total} (${r.ours.breaking}) [${r.ours.webhooks}] / ${r.peer.total} (${r.peer.breaking}) [${r.peer.webhooks}]; ratio per round ${Math.min(...spreads.get(r.label)!).toFixed(2)}-${Math.max(...spreads.get(r.label)!).toFixed(2)}`,
   );
 }
 console.log('ours includes reading and bundling both documents (loadOpenApiDocument); api-smart-diff compares the parsed documents only.');

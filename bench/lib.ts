@@ -1,5 +1,6 @@
 /** Small helpers shared by the benchmarks: timing with warm-up, medians, ratio lines, the sandbox bench's card and requests. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
@@ -14,6 +15,108 @@ export async function sample(fn: () => Promise<unknown> | unknown, runs: number,
     times.push(performance.now() - start);
   }
   return times;
+}
+
+/**
+ * Per-call time of each task, measured in rounds: every round runs a batch of calls of each task, back to back, in
+ * an order rotated from round to round (task i first in round i), so that no task always runs first, last, or
+ * right after the same neighbour, and a task's batches meet the machine's load in every position. The batch size
+ * is calibrated once, untimed, to take about `batchMs` for the slowest task; every task runs that many calls.
+ * Returns, per task, the mean wall time of one call in each round and the mean process CPU time (user + system,
+ * every thread: GC, the thread pool), both in microseconds; compare tasks round by round. On a shared machine the
+ * CPU figure is the steadier one: a batch that was preempted loses wall time, not CPU time.
+ */
+export async function interleaved(
+  tasks: ReadonlyArray<readonly [name: string, fn: () => unknown]>,
+  options: { rounds: number; batchMs: number; warmupMs?: number },
+): Promise<{ wall: Map<string, number[]>; cpu: Map<string, number[]> }> {
+  const run = async (fn: () => unknown, calls: number): Promise<{ wall: number; cpu: number }> => {
+    const cpu = process.cpuUsage();
+    const start = performance.now();
+    for (let i = 0; i < calls; i++) await fn();
+    const wall = performance.now() - start;
+    const used = process.cpuUsage(cpu);
+    return { wall, cpu: (used.user + used.system) / 1000 };
+  };
+  // Warm-up: every task for warmupMs, so that each is compiled before any batch counts.
+  for (const [, fn] of tasks) {
+    const until = performance.now() + (options.warmupMs ?? 300);
+    while (performance.now() < until) await fn();
+  }
+  let slowest = 0;
+  for (const [, fn] of tasks) slowest = Math.max(slowest, (await run(fn, 200)).wall / 200);
+  const calls = Math.max(20, Math.round(options.batchMs / Math.max(slowest, 1e-3)));
+  const wall = new Map<string, number[]>(tasks.map(([name]) => [name, []]));
+  const cpu = new Map<string, number[]>(tasks.map(([name]) => [name, []]));
+  for (let round = 0; round < options.rounds; round++) {
+    for (let i = 0; i < tasks.length; i++) {
+      const [name, fn] = tasks[(i + round) % tasks.length]!;
+      const t = await run(fn, calls);
+      wall.get(name)!.push((t.wall / calls) * 1000);
+      cpu.get(name)!.push((t.cpu / calls) * 1000);
+    }
+  }
+  return { wall, cpu };
+}
+
+/**
+ * `a/b` per round (the rounds of {@link interleaved}): the median ratio and its spread, and the ratio of each
+ * side's fastest round (the least disturbed measurement of each, when the machine is busy for both).
+ */
+export function pairedRatio(a: number[], b: number[]): { median: number; min: number; max: number; fastest: number; text: string } {
+  const ratios = a.map((x, i) => x / b[i]!);
+  const m = median(ratios);
+  const [min, max] = [Math.min(...ratios), Math.max(...ratios)];
+  const fastest = Math.min(...a) / Math.min(...b);
+  return { median: m, min, max, fastest, text: `${m.toFixed(3)}x (rounds ${min.toFixed(3)}-${max.toFixed(3)}; fastest rounds ${fastest.toFixed(3)}x)` };
+}
+
+/** One cold process: wall time, and CPU (user + system) when GNU time is there to report it. */
+export interface ColdSample {
+  wall: number;
+  cpu: number;
+}
+
+const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
+
+/**
+ * Runs each command as a fresh process, `rounds` times, the order rotated from round to round (command i first in
+ * round i), so that each side of a pair meets the shared machine's load in every position. CPU comes from GNU time
+ * (NaN without it). A command that exits non-zero fails the bench with its stderr.
+ */
+export function coldRounds(
+  commands: ReadonlyArray<{ label: string; command: string; args: string[] }>,
+  rounds: number,
+  options: { cwd: string; env?: NodeJS.ProcessEnv },
+): Map<string, ColdSample[]> {
+  const samples = new Map<string, ColdSample[]>(commands.map((c) => [c.label, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < commands.length; i++) {
+      const { label, command, args } = commands[(i + round) % commands.length]!;
+      const [file, argv] = GNU_TIME ? [GNU_TIME, ['-f', '@@cpu %U %S', command, ...args]] : [command, args];
+      const started = performance.now();
+      const result = spawnSync(file, argv, { cwd: options.cwd, env: options.env ?? process.env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+      const wall = performance.now() - started;
+      if (result.status !== 0) throw new Error(`${label}: ${command} ${args.join(' ')} exited ${result.status}:\n${result.stderr}`);
+      const cpu = /@@cpu ([\d.]+) ([\d.]+)/.exec(result.stderr ?? '');
+      samples.get(label)!.push({ wall, cpu: cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : Number.NaN });
+    }
+  }
+  return samples;
+}
+
+/** `ours / peer` of two {@link coldRounds} series: ratio of medians, and the spread of the per-round ratios. */
+export function coldRatio(ours: ColdSample[], peer: ColdSample[], key: keyof ColdSample): { median: number; text: string } {
+  const m = median(ours.map((s) => s[key])) / median(peer.map((s) => s[key]));
+  const per = ours.map((s, i) => s[key] / peer[i]![key]);
+  return { median: m, text: Number.isNaN(m) ? 'n/a' : `${m.toFixed(2)}x (rounds ${Math.min(...per).toFixed(2)}-${Math.max(...per).toFixed(2)})` };
+}
+
+/** `median (min-max) ms` of one key of {@link coldRounds} samples. */
+export function coldText(samples: ColdSample[], key: keyof ColdSample): string {
+  const values = samples.map((s) => s[key]);
+  if (values.some(Number.isNaN)) return 'n/a';
+  return `${median(values).toFixed(0)} ms (${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)})`;
 }
 
 export function median(values: number[]): number {

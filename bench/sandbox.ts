@@ -10,7 +10,9 @@
  * - mixed: 70 % card reads, 20 % issues (fresh key), 10 % simulated authorizations of 1.00 through the control
  *   API (`POST /sandbox/cards/{uuid}/authorizations`), in a fixed rotation per connection; the bare peer answers
  *   the same three routes with the same JSON.
- * Each at 10 and at 100 connections, 5 s per case (`BENCH_DURATION_S`; `BENCH_CONNECTIONS=100` for one level).
+ * Each at 10 and at 100 connections, 5 s per case (`BENCH_DURATION_S`; `BENCH_CONNECTIONS=100` for one level), in
+ * `BENCH_ROUNDS` rounds (2 by default) whose order alternates, bare first or the sandbox first; a ratio is the median
+ * of the per-round ratios, with their spread.
  * After each sandbox case the bench prints how many of the orders the load issued were still open (pending or
  * processing) when it stopped: work deferred past the window costs the sandbox nothing in the figure.
  *
@@ -29,11 +31,12 @@ import { createServer, type Server } from 'node:http';
 import { isMainThread, parentPort, type Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import { BENCH_AUTHORIZE as AUTHORIZE, BENCH_ISSUE as ISSUE, benchCard, benchRequests, tsxWorker, type BenchKind } from './lib.js';
+import { BENCH_AUTHORIZE as AUTHORIZE, BENCH_ISSUE as ISSUE, benchCard, benchRequests, median, tsxWorker, type BenchKind } from './lib.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const LEVELS = process.env.BENCH_CONNECTIONS ? [Number(process.env.BENCH_CONNECTIONS)] : [10, 100];
 const DELIVERY_EVENTS = Number(process.env.BENCH_DELIVERY_EVENTS ?? 200);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 
 interface Targets {
   /** Origins (no path): the sandbox's API is under /api/v1, its control API under /sandbox. */
@@ -170,28 +173,45 @@ async function main(): Promise<void> {
     { name: 'POST /cards (fresh key)', kind: 'post' },
     { name: 'mixed 70/20/10', kind: 'mixed' },
   ];
-  console.log(`loopback, ${LEVELS.join(' and ')} connections, ${DURATION_S} s per case; servers in a worker thread\n`);
-  const header = `${'case'.padEnd(26)} ${'conns'.padStart(5)} ${'server'.padEnd(8)} ${'req/s'.padStart(9)} ${'mean ms'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'requests'.padStart(9)} ${'non-2xx'.padStart(8)} ${'errors'.padStart(7)}`;
+  console.log(`loopback, ${LEVELS.join(' and ')} connections, ${DURATION_S} s per case, ${ROUNDS} rounds in alternating order; servers in a worker thread\n`);
+  const header = `${'case'.padEnd(26)} ${'conns'.padStart(5)} ${'server'.padEnd(11)} ${'req/s'.padStart(9)} ${'mean ms'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'requests'.padStart(9)} ${'non-2xx'.padStart(8)} ${'errors'.padStart(7)}`;
   console.log(header);
   // Warm-up (not reported): every route of both servers once through the JIT.
   for (const origin of [targets.bare, targets.sandbox]) await autocannon({ url: origin, connections: 10, duration: 1, headers: { authorization: `Bearer ${targets.token}` }, requests: benchRequests('mixed', targets.cardUuid) });
   const ratios: string[] = [];
   for (const connections of LEVELS) {
-    for (const c of cases) {
-      const bare = await measure(targets.bare, c.kind, targets, connections);
-      const sandbox = await measure(targets.sandbox, c.kind, targets, connections);
-      worker.postMessage({ type: 'open-orders' } satisfies Command);
-      const [{ open }] = (await once(worker, 'message')) as [{ open: number }];
-      const issued = c.kind === 'get' ? 0 : Math.round(sandbox.requests * (c.kind === 'post' ? 1 : 0.2));
-      for (const [label, m] of [['bare', bare], ['sandbox', sandbox]] as const) {
-        console.log(
-          `${c.name.padEnd(26)} ${String(connections).padStart(5)} ${label.padEnd(8)} ${m.rps.toFixed(0).padStart(9)} ${m.mean.toFixed(2).padStart(8)} ${String(m.p50).padStart(7)} ${String(m.p99).padStart(7)} ${String(m.requests).padStart(9)} ${String(m.non2xx).padStart(8)} ${String(m.errors).padStart(7)}`,
-        );
+    for (const [index, c] of cases.entries()) {
+      // Rounds with the order rotated (bare first in one, the sandbox first in the next, starting differently from
+      // case to case): a fixed order let whichever ran while the shared machine was busy lose.
+      const rounds: Array<{ bare: Measure; sandbox: Measure; open: number }> = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const sides = (index + round) % 2 === 0 ? (['bare', 'sandbox'] as const) : (['sandbox', 'bare'] as const);
+        const got: Partial<{ bare: Measure; sandbox: Measure; open: number }> = {};
+        for (const side of sides) {
+          got[side] = await measure(side === 'bare' ? targets.bare : targets.sandbox, c.kind, targets, connections);
+          if (side === 'sandbox') {
+            // Right after the sandbox's own load, before anything else runs.
+            worker.postMessage({ type: 'open-orders' } satisfies Command);
+            got.open = ((await once(worker, 'message')) as [{ open: number }])[0].open;
+          }
+        }
+        rounds.push(got as { bare: Measure; sandbox: Measure; open: number });
+        for (const label of sides) {
+          const m = got[label]!;
+          console.log(
+            `${c.name.padEnd(26)} ${String(connections).padStart(5)} ${`${label} r${round + 1}`.padEnd(11)} ${m.rps.toFixed(0).padStart(9)} ${m.mean.toFixed(2).padStart(8)} ${String(m.p50).padStart(7)} ${String(m.p99).padStart(7)} ${String(m.requests).padStart(9)} ${String(m.non2xx).padStart(8)} ${String(m.errors).padStart(7)}`,
+          );
+        }
       }
-      // autocannon reports percentiles in whole milliseconds: a bare p50 of 0 has no ratio, the mean does.
-      const x = (a: number, b: number): string => (b === 0 ? `n/a (bare ${b} ms)` : `${(a / b).toFixed(2)}x`);
-      const backlog = issued === 0 ? '' : `; orders still open when the load stopped: ${open} of about ${issued} issued`;
-      ratios.push(`${c.name} @${connections}: sandbox throughput ${x(sandbox.rps, bare.rps)} of bare; mean latency ${x(sandbox.mean, bare.mean)}, p99 ${x(sandbox.p99, bare.p99)} (sandbox p99 ${sandbox.p99} ms)${backlog}`);
+      // autocannon reports percentiles in whole milliseconds: a bare p99 of 0 has no ratio, the mean does.
+      const x = (pick: (m: Measure) => number): string => {
+        const per = rounds.map((r) => (pick(r.bare) === 0 ? Number.NaN : pick(r.sandbox) / pick(r.bare)));
+        if (per.some(Number.isNaN)) return `n/a (bare ${rounds.map((r) => pick(r.bare)).join(', ')} ms)`;
+        return `${median(per).toFixed(2)}x (rounds ${Math.min(...per).toFixed(2)}-${Math.max(...per).toFixed(2)})`;
+      };
+      const issued = (r: { sandbox: Measure }) => (c.kind === 'get' ? 0 : Math.round(r.sandbox.requests * (c.kind === 'post' ? 1 : 0.2)));
+      const backlog = c.kind === 'get' ? '' : `; orders still open when the load stopped: ${rounds.map((r) => `${r.open} of about ${issued(r)}`).join(', ')} issued`;
+      ratios.push(`${c.name} @${connections}: sandbox throughput ${x((m) => m.rps)} of bare; mean latency ${x((m) => m.mean)}, p99 ${x((m) => m.p99)} (sandbox p99 ${rounds.map((r) => r.sandbox.p99).join(', ')} ms)${backlog}`);
     }
   }
   console.log('');

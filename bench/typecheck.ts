@@ -1,7 +1,8 @@
 /**
  * Type-check cost for a consumer that calls every operation: through our generated client vs the same
  * calls through bare openapi-fetch over the same openapi-typescript `paths`. `tsc --extendedDiagnostics`
- * instantiation counts and check time, in one run.
+ * instantiation counts and check time, in one run (check time: the median of BENCH_ROUNDS runs each, default 5, the
+ * order alternating).
  * Run: node --import tsx bench/typecheck.ts
  */
 import { execFileSync } from 'node:child_process';
@@ -93,10 +94,18 @@ function measure(name: string, source: string): { instantiations: number; types:
 }
 
 emitDeclarations();
-const a = measure('ours', ours);
-const b = measure('bare', bare);
+// Instantiation and type counts are the same on every run; check time is a timing: rounds with the order alternating.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const runs: Record<'ours' | 'bare', Array<ReturnType<typeof measure>>> = { ours: [], bare: [] };
+for (let round = 0; round < ROUNDS; round++) {
+  for (const name of round % 2 === 0 ? (['ours', 'bare'] as const) : (['bare', 'ours'] as const)) runs[name].push(measure(name, name === 'ours' ? ours : bare));
+}
+const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1]!;
+const a = { ...runs.ours[0]!, checkMs: med(runs.ours.map((r) => r.checkMs)) };
+const b = { ...runs.bare[0]!, checkMs: med(runs.bare.map((r) => r.checkMs)) };
+const perRound = runs.ours.map((r, i) => r.checkMs / runs.bare[i]!.checkMs);
 console.log(`type-check cost of a consumer calling all 15 operations (tsc ${execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-v'], { encoding: 'utf8' }).trim()})`);
 console.log(`${''.padEnd(28)} ${'instantiations'.padStart(15)} ${'types'.padStart(8)} ${'check time'.padStart(11)}`);
 console.log(`${'ours (generated client)'.padEnd(28)} ${String(a.instantiations).padStart(15)} ${String(a.types).padStart(8)} ${`${a.checkMs.toFixed(0)} ms`.padStart(11)}`);
 console.log(`${'bare openapi-fetch'.padEnd(28)} ${String(b.instantiations).padStart(15)} ${String(b.types).padStart(8)} ${`${b.checkMs.toFixed(0)} ms`.padStart(11)}`);
-console.log(`ours / openapi-fetch: instantiations ${(a.instantiations / b.instantiations).toFixed(2)}x, types ${(a.types / b.types).toFixed(2)}x, check time ${(a.checkMs / b.checkMs).toFixed(2)}x`);
+console.log(`ours / openapi-fetch: instantiations ${(a.instantiations / b.instantiations).toFixed(2)}x, types ${(a.types / b.types).toFixed(2)}x, check time ${(a.checkMs / b.checkMs).toFixed(2)}x (median of ${ROUNDS} runs each, order alternating; per round ${Math.min(...perRound).toFixed(2)}-${Math.max(...perRound).toFixed(2)})`);

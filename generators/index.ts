@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { clientTarget } from './client/index.js';
 import type { GeneratedFile, RenderOptions, Target } from './core/target.js';
-import { DEFAULT_SPEC, REPO_ROOT } from './lint/lint-spec.js';
+import { DEFAULT_SPEC, REPO_ROOT } from './core/assets.js';
 import { loadModel, type ApiModel } from './model/index.js';
 import { sandboxControlTarget } from './sandbox-control/index.js';
 import { serverTarget } from './server/index.js';

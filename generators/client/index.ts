@@ -2,7 +2,8 @@
  * Target `client`: @card-api/client, resource classes generated from the model over the runtime in
  * templates/client. With `typesImport: 'local'` the output is self-contained (types vendored beside it).
  */
-import { StructureKind, type ImportDeclarationStructure, type StatementStructures } from 'ts-morph';
+import type { ImportDeclarationStructure, StatementStructures } from 'ts-morph';
+import { StructureKind } from '../core/ts-morph.js';
 import { copyTemplates } from '../core/templates.js';
 import { identifier } from '../core/escape.js';
 import { printFile } from '../core/print.js';

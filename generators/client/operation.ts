@@ -1,5 +1,6 @@
 /** One operation → its descriptor entry and its client method (a ts-morph MethodDeclarationStructure). */
-import { StructureKind, type MethodDeclarationStructure, type OptionalKind, type ParameterDeclarationStructure } from 'ts-morph';
+import type { MethodDeclarationStructure, OptionalKind, ParameterDeclarationStructure } from 'ts-morph';
+import { StructureKind } from '../core/ts-morph.js';
 import type { OperationModel, TypeRef } from '../model/index.js';
 import { queryTypeName } from '../model/names.js';
 import { docText, identifier, propertyKey, stringLiteral } from '../core/escape.js';

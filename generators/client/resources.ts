@@ -1,5 +1,6 @@
 /** Groups operations into resource classes and the `CardApiClient` facade. */
-import { Scope, StructureKind, VariableDeclarationKind, type ClassDeclarationStructure, type StatementStructures } from 'ts-morph';
+import type { ClassDeclarationStructure, StatementStructures } from 'ts-morph';
+import { Scope, StructureKind, VariableDeclarationKind } from '../core/ts-morph.js';
 import type { ApiModel, OperationModel } from '../model/index.js';
 import { compareStrings, sortBy } from '../model/index.js';
 import { resourceClassName as className } from '../model/names.js';

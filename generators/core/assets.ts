@@ -30,3 +30,12 @@ export const ASSET_ROOT = findAssetRoot(path.dirname(fileURLToPath(import.meta.u
  * target without `--out` write); `null` in an installed `gen-card-api`, which only writes where it is told.
  */
 export const WORKSPACE_ROOT: string | null = existsSync(path.join(ASSET_ROOT, 'packages', 'client', 'package.json')) ? ASSET_ROOT : null;
+
+/** The folder of the bundled spec, templates and lint configuration (the checkout, or `dist/assets/`). */
+export const REPO_ROOT = ASSET_ROOT;
+/** The bundled spec: what every command reads without `--spec`. */
+export const DEFAULT_SPEC = path.join(ASSET_ROOT, 'spec/openapi.yaml');
+/** `lint`'s Redocly configuration. */
+export const DEFAULT_LINT_CONFIG = path.join(ASSET_ROOT, 'redocly.yaml');
+/** The sandbox control API's document, relative to {@link REPO_ROOT}. */
+export const CONTROL_SPEC = 'spec/sandbox/control.yaml';

@@ -4,7 +4,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { REPO_ROOT } from '../lint/lint-spec.js';
+import { REPO_ROOT } from './assets.js';
 import { compareStrings } from '../model/index.js';
 import { templateHeader, type GeneratedFile } from './target.js';
 

@@ -2,20 +2,16 @@
  * Strict lint of an OpenAPI document: Redocly (`recommended-strict` plus this project's rules, from
  * `redocly.yaml`), then two independent validators of the bundled document (swagger-parser and
  * @seriousme/openapi-schema-validator). Every problem carries the file, the JSON pointer and the reason.
+ * The two validators are imported when a lint reaches them: nothing else in the toolkit uses them.
  */
-import path from 'node:path';
-import { getLineColLocation, lint, loadConfig, type NormalizedProblem } from '@redocly/openapi-core';
-import SwaggerParser from '@apidevtools/swagger-parser';
-import { Validator } from '@seriousme/openapi-schema-validator';
+import type { NormalizedProblem } from '@redocly/openapi-core';
 import { SpecErrors } from '../model/errors.js';
 import { assertOpenApi31, bundleSpec, displayPath, inputProblems, refProblemReason, SpecResolver } from '../model/load.js';
-import { ASSET_ROOT } from '../core/assets.js';
+import { getLineColLocation, lint, loadConfig } from '../model/redocly.js';
+import { DEFAULT_LINT_CONFIG, DEFAULT_SPEC } from '../core/assets.js';
 import { generatorProblems } from './spec-text.js';
 
-/** The folder of the bundled spec, templates and lint configuration (see core/assets.ts). */
-export const REPO_ROOT = ASSET_ROOT;
-export const DEFAULT_SPEC = path.join(REPO_ROOT, 'spec/openapi.yaml');
-export const DEFAULT_LINT_CONFIG = path.join(REPO_ROOT, 'redocly.yaml');
+export { DEFAULT_LINT_CONFIG, DEFAULT_SPEC, REPO_ROOT } from '../core/assets.js';
 
 /** `gen-card-api`: what the generators would refuse, and spec text that has no business in generated code (spec-text.ts). */
 export type LintSource = 'redocly' | 'swagger-parser' | 'openapi-schema-validator' | 'gen-card-api';
@@ -92,6 +88,7 @@ export async function lintSpec(specPath: string = DEFAULT_SPEC, configPath: stri
   if (!problems.some((p) => p.severity === 'error')) {
     try {
       // External refs are the loader's business: those Redocly leaves in place (under `default`, `const`) are data.
+      const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
       await SwaggerParser.validate(structuredClone(document) as never, { resolve: { external: false } });
     } catch (error) {
       problems.push({
@@ -102,6 +99,7 @@ export async function lintSpec(specPath: string = DEFAULT_SPEC, configPath: stri
         message: error instanceof Error ? error.message : String(error),
       });
     }
+    const { Validator } = await import('@seriousme/openapi-schema-validator');
     const validator = new Validator();
     const result = await validator.validate(structuredClone(document));
     if (!result.valid) {

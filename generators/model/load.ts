@@ -17,12 +17,13 @@ import { createHash } from 'node:crypto';
 import { constants as fsConstants, createReadStream } from 'node:fs';
 import { open, realpath, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { BaseResolver, bundle, createConfig, parseYaml, Source, YamlParseError, type Document, type NormalizedProblem } from '@redocly/openapi-core';
-import { Validator } from '@seriousme/openapi-schema-validator';
+import type { Document, NormalizedProblem } from '@redocly/openapi-core';
 import { ASSET_ROOT } from '../core/assets.js';
 import { SpecError, SpecErrors, pointer as pointerOf } from './errors.js';
 import { inputPolicy, isRemote, STDIN, type InputLimits, type InputPolicy } from './input-policy.js';
 import { bundlerUnsafeKeyPointers, bundlerUnsafeKeyReason } from './names.js';
+import { validateOpenApi31 } from './openapi31-validator.js';
+import { BaseResolver, bundle, createConfig, parseYaml, Source, YamlParseError } from './redocly.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -318,6 +319,11 @@ export class SpecResolver extends BaseResolver {
     this.#reads = reads ?? { budget: new Budget(policy.limits.maxBytes), sources: new Map() };
   }
 
+  /** How many documents this load has read (the root and each external `$ref` target), its forks included. */
+  get documentsRead(): number {
+    return this.#reads.sources.size;
+  }
+
   fork(): SpecResolver {
     return new SpecResolver(this.#spec, this.policy, this.#reads);
   }
@@ -465,7 +471,8 @@ export async function bundleSpec(spec: string, config: Parameters<typeof bundle>
     const reason = message.replace(/ in "[^"]*" \(\d+:\d+\)\s*$/, '');
     throw new SpecError(displayPath(resolver.root), '#', reason, at ? Number(at[1]) : undefined, at ? Number(at[2]) : undefined);
   }
-  if (!result.problems.some((p) => p.severity === 'error')) {
+  // A bundle of the root alone is the root document, whose bounds `parseDocument` has checked.
+  if (resolver.documentsRead > 1 && !result.problems.some((p) => p.severity === 'error')) {
     try {
       checkDocumentBounds(result.bundle.parsed, resolver.policy.limits);
     } catch (error) {
@@ -591,11 +598,10 @@ export async function loadSpec(spec: string, options: { cache?: boolean; policy?
   const fatal = fatalProblems(file, result.problems);
   if (fatal.length > 0) throw new SpecErrors(fatal);
   const document = assertOpenApi31(file, result.bundle.parsed);
-  const validation = await new Validator().validate(structuredClone(document));
+  const validation = validateOpenApi31(document);
   if (!validation.valid) {
-    const errors = (Array.isArray(validation.errors) ? validation.errors : []) as Array<{ instancePath?: string; message?: string; params?: unknown }>;
     throw new SpecErrors(
-      errors.map((e) => new SpecError(displayPath(file), `#${e.instancePath ?? ''}`, `${e.message ?? 'invalid'}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`)),
+      validation.errors.map((e) => new SpecError(displayPath(file), `#${e.instancePath ?? ''}`, `${e.message ?? 'invalid'}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`)),
     );
   }
   const loaded: LoadedSpec = { file, document, hash };

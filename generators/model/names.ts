@@ -131,9 +131,9 @@ export function runtimeExports(): ReadonlyMap<string, string> {
 /** A UTF-16 surrogate without its pair: not encodable as UTF-8, so text holding one is not well-formed. */
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-/** `String.prototype.isWellFormed` (ES2024), for the ES2023 library this project compiles against. */
+/** `String.prototype.isWellFormed` (ES2024; Node 20 has it), typed for the ES2023 library this project compiles against. */
 export function isWellFormed(text: string): boolean {
-  return text.search(LONE_SURROGATE) === -1;
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
 }
 
 /** `get-card` / `get_card` / `getCard` → `GetCard`. */

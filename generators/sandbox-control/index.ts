@@ -5,6 +5,7 @@
  * `@card-api/server` (imported, not copied a second time), so the control API gets the same validation,
  * auth, error bodies and `/docs` as the public API.
  */
+import { CONTROL_SPEC } from '../core/assets.js';
 import { generatedHeader, type GeneratedFile, type Target } from '../core/target.js';
 import type { ApiModel } from '../model/index.js';
 import { createContext } from '../server/context.js';
@@ -13,8 +14,7 @@ import { renderRoutesFile } from '../server/routes-file.js';
 import { renderSpecFile } from '../server/spec-file.js';
 import { renderTypesFile } from '../types/index.js';
 
-/** The control API's document, repository-relative. */
-export const CONTROL_SPEC = 'spec/sandbox/control.yaml';
+export { CONTROL_SPEC } from '../core/assets.js';
 
 const DIR = 'packages/sandbox/src/control';
 

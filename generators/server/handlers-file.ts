@@ -2,7 +2,8 @@
  * `handlers.gen.ts`: the `CardApiHandlers` interface (one typed handler per operation, keyed by operationId)
  * and the spec's error codes, added to the runtime's `ApiErrorCodes` so that `ApiError` codes are checked.
  */
-import { StructureKind, type InterfaceDeclarationStructure, type OptionalKind, type PropertySignatureStructure, type StatementStructures } from 'ts-morph';
+import type { InterfaceDeclarationStructure, OptionalKind, PropertySignatureStructure, StatementStructures } from 'ts-morph';
+import { StructureKind } from '../core/ts-morph.js';
 import { docText, identifier, propertyKey, stringLiteral } from '../core/escape.js';
 import { printFile } from '../core/print.js';
 import type { ServerContext } from './context.js';

@@ -1,5 +1,6 @@
 /** `plugin.gen.ts`: the runtime plugin bound to this spec's route table, schemas and handler types. */
-import { StructureKind, VariableDeclarationKind, type StatementStructures } from 'ts-morph';
+import type { StatementStructures } from 'ts-morph';
+import { StructureKind, VariableDeclarationKind } from '../core/ts-morph.js';
 import { docText, stringLiteral } from '../core/escape.js';
 import { printFile } from '../core/print.js';
 import type { ServerContext } from './context.js';

@@ -1,5 +1,6 @@
 /** `routes.gen.ts`: the shared component schemas and the route table, both plain data from the spec. */
-import { StructureKind, type StatementStructures } from 'ts-morph';
+import type { StatementStructures } from 'ts-morph';
+import { StructureKind } from '../core/ts-morph.js';
 import { printFile } from '../core/print.js';
 import { transformComponentsObject } from './components-object.js';
 import type { ServerContext } from './context.js';

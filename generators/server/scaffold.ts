@@ -6,7 +6,8 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { StructureKind, type StatementStructures } from 'ts-morph';
+import type { StatementStructures } from 'ts-morph';
+import { StructureKind } from '../core/ts-morph.js';
 import { docText, identifier, stringLiteral } from '../core/escape.js';
 import { printFile } from '../core/print.js';
 import type { GeneratedFile } from '../core/target.js';

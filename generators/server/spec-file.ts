@@ -2,7 +2,8 @@
  * `spec.gen.ts`: the bundled spec as YAML text, served by the plugin at `<prefix>/openapi.yaml`, and its outline,
  * the static rendering of `<prefix>/docs`.
  */
-import YAML from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import { stringLiteral } from '../core/escape.js';
 import { printFile } from '../core/print.js';
 import type { ServerContext } from './context.js';
@@ -11,6 +12,9 @@ import { exportedConst, toLiteral } from './literal.js';
 
 /** The bundled document as YAML; no line folding, so the text only depends on the document. */
 export function bundledYaml(ctx: ServerContext): string {
+  // Required here, not imported up front: generators/index.ts loads this module for `client --out` too, which never
+  // renders the server (yaml is about 40 ms of CPU to load).
+  const YAML = createRequire(import.meta.url)('yaml') as typeof Yaml;
   return YAML.stringify(ctx.model.document, { lineWidth: 0 });
 }
 

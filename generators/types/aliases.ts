@@ -2,7 +2,8 @@
  * Flat named exports over openapi-typescript's `components` and `operations`: one alias per schema, a
  * union plus an `as const` array per enum, one query type per operation with query parameters.
  */
-import { StructureKind, VariableDeclarationKind, type StatementStructures } from 'ts-morph';
+import type { StatementStructures } from 'ts-morph';
+import { StructureKind, VariableDeclarationKind } from '../core/ts-morph.js';
 import type { ApiModel, EnumModel, OperationModel, SchemaModel } from '../model/index.js';
 import { enumValuesName, queryTypeName } from '../model/names.js';
 import { docText, identifier, stringLiteral } from '../core/escape.js';

@@ -1,5 +1,6 @@
 /** The event union, names, lookup type and guards of @card-api/webhooks, from the spec's `webhooks`. */
-import { StructureKind, VariableDeclarationKind, type StatementStructures } from 'ts-morph';
+import type { StatementStructures } from 'ts-morph';
+import { StructureKind, VariableDeclarationKind } from '../core/ts-morph.js';
 import type { ApiModel, EventModel } from '../model/index.js';
 import { docText, identifier, jsonLiteral, propertyKey, stringLiteral } from '../core/escape.js';
 

@@ -111,10 +111,8 @@ async function generateVendorable(name: 'client' | 'types', specArg: string | un
   const { model } = await gen.renderTargets([], { ...(spec === undefined ? {} : { spec }), ...(timings ? { timings } : {}) });
   const files = await gen.timed(timings, `render ${name}`, async () => {
     if (name === 'client') return gen.renderClient(model, { typesImport: 'local' }, '.');
-    return [
-      { path: 'types.gen.ts', contents: await gen.renderTypesFile(model) },
-      { path: 'index.ts', contents: (await target.render(model, { typesImport: 'local' })).find((f) => f.path.endsWith('/index.ts'))!.contents },
-    ];
+    // The target's two files (types.gen.ts and index.ts), printed once, at the root of the output.
+    return (await target.render(model, { typesImport: 'local' })).map((f) => ({ path: path.posix.basename(f.path), contents: f.contents }));
   });
   await gen.timed(timings, 'write', () => writeOut(out, files));
   progress.done();
@@ -205,15 +203,16 @@ export function buildProgram(): Command {
       .command('lint')
       .description("strict lint of the spec: Redocly recommended-strict plus this API's rules, then two OpenAPI 3.1 validators (without a spec, the sandbox control API's document too)"),
   ).action(async (specArg: string | undefined, opts: CommonOptions) => {
-    const gen = await generators();
+    // Not through generators(): lint prints nothing, so it loads no target (nor ts-morph, nor openapi-typescript).
+    const [lint, { CONTROL_SPEC, DEFAULT_SPEC, REPO_ROOT }] = await Promise.all([import('../../../generators/lint/lint-spec.js'), import('../../../generators/core/assets.js')]);
     const spec = resolveSpec(specArg, opts);
-    const runs: Array<[string, string | undefined]> = [[spec ?? gen.DEFAULT_SPEC, undefined]];
-    if (spec === undefined) runs.push([path.join(gen.REPO_ROOT, gen.CONTROL_SPEC), path.join(gen.REPO_ROOT, path.dirname(gen.CONTROL_SPEC), 'redocly.yaml')]);
+    const runs: Array<[string, string | undefined]> = [[spec ?? DEFAULT_SPEC, undefined]];
+    if (spec === undefined) runs.push([path.join(REPO_ROOT, CONTROL_SPEC), path.join(REPO_ROOT, path.dirname(CONTROL_SPEC), 'redocly.yaml')]);
     for (const [file, config] of runs) {
       progress.phase(`lint ${path.relative(process.cwd(), file) || file}`);
-      const report = await gen.lintSpec(file, config);
+      const report = await lint.lintSpec(file, config);
       progress.done();
-      console.log(gen.formatLintReport(report));
+      console.log(lint.formatLintReport(report));
       if (report.errors + report.warnings > 0) process.exitCode = EXIT.found;
     }
   });
@@ -223,9 +222,13 @@ export function buildProgram(): Command {
     .addOption(new Option('--output <file>').hideHelp())
     .addOption(new Option('--format <format>', 'output format').choices(['yaml', 'json']).default('yaml'))
     .action(async (specArg: string | undefined, opts: CommonOptions & { output?: string; format: 'yaml' | 'json' }) => {
-      const gen = await generators();
-      const { stringify } = await import('yaml');
-      const { document } = await gen.loadSpec(resolveSpec(specArg, opts) ?? gen.DEFAULT_SPEC);
+      // Not through generators(): a bundle needs the loader alone.
+      const [{ loadSpec }, { DEFAULT_SPEC }, { stringify }] = await Promise.all([
+        import('../../../generators/model/load.js'),
+        import('../../../generators/core/assets.js'),
+        import('yaml'),
+      ]);
+      const { document } = await loadSpec(resolveSpec(specArg, opts) ?? DEFAULT_SPEC);
       const text = opts.format === 'json' ? `${JSON.stringify(document, null, 2)}\n` : stringify(document, { lineWidth: 0 });
       const out = opts.out ?? opts.output;
       if (out) await writeFile(out, text);

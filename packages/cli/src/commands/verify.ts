@@ -118,7 +118,7 @@ export function registerVerifyCommand(program: Command): void {
       const { setInputPolicy } = await import('../../../../generators/model/input-policy.js');
       setInputPolicy({ allowRemoteRefs: opts.allowRemoteRefs === true, allowRefsOutside: opts.allowRefsOutside ?? [] });
       const { formatReport, redact, runVerify } = await import('../verify/index.js');
-      const { DEFAULT_SPEC } = await import('../../../../generators/index.js');
+      const { DEFAULT_SPEC } = await import('../../../../generators/core/assets.js');
       const report = await runVerify({
         baseUrl: opts.baseUrl!,
         token: opts.token!,

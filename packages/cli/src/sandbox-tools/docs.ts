@@ -5,17 +5,14 @@
  * against its operation (parameters and body schema) before it is sent, by recipes and fixtures alike.
  */
 import path from 'node:path';
-import { ASSET_ROOT } from '../../../../generators/core/assets.js';
+import { ASSET_ROOT, CONTROL_SPEC, DEFAULT_SPEC } from '../../../../generators/core/assets.js';
 import { loadModel } from '../../../../generators/model/index.js';
 import type { ApiModel, OperationModel, ParameterModel } from '../../../../generators/model/model.js';
 import { SchemaValidator } from '../verify/spec.js';
 
-/**
- * The same files as the generators' `DEFAULT_SPEC` and `CONTROL_SPEC` (a test keeps them equal): importing those
- * constants would load the linter and every render target, seconds of start-up for a command that needs neither.
- */
-export const API_SPEC_FILE = path.join(ASSET_ROOT, 'spec', 'openapi.yaml');
-export const CONTROL_SPEC_FILE = path.join(ASSET_ROOT, 'spec', 'sandbox', 'control.yaml');
+/** The generators' `DEFAULT_SPEC` and `CONTROL_SPEC` (from core/assets.ts, which loads no target and no linter). */
+export const API_SPEC_FILE = DEFAULT_SPEC;
+export const CONTROL_SPEC_FILE = path.join(ASSET_ROOT, CONTROL_SPEC);
 
 type Json = Record<string, any>;
 

@@ -6,7 +6,7 @@
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { loadSpec } from '../../../../generators/index.js';
+import { loadSpec } from '../../../../generators/model/load.js';
 
 type Json = Record<string, any>;
 
