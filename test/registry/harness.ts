@@ -83,6 +83,11 @@ export function runCommand(command: string, args: string[], options: { cwd: stri
       clearTimeout(timer);
       resolve({ code, stdout, stderr, ms: performance.now() - started });
     });
+    // A child that exits without reading its stdin (tar, a fast npm) closes the pipe first: EPIPE then is no
+    // failure of ours, and unhandled it would be an uncaught exception in whichever test runs at that moment.
+    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') stderr += `\n[harness] writing stdin: ${error.message}`;
+    });
     child.stdin.end(options.input ?? '');
   });
 }
