@@ -161,7 +161,7 @@ async function main(): Promise<number> {
 
   // Both vitest runs' files, slowest first: where the time goes.
   const files = results.flatMap((r) => r.files).sort((a, b) => b.ms - a.ms);
-  writeFileSync(path.join(OUT, 'slowest-files.txt'), files.map((f, i) => `${String(i + 1).padStart(3)} ${seconds(f.ms).padStart(8)}  ${f.file}\n`).join(''));
+  writeFileSync(path.join(OUT, 'slowest-files.txt'), files.map((f, i) => `${String(i + 1).padStart(3)} ${seconds(f.ms).padStart(8)}  (import ${seconds(f.importMs).padStart(7)})  ${f.file}\n`).join(''));
 
   const total = results.reduce<Counts>((sum, r) => ({ passed: sum.passed + r.passed, failed: sum.failed + r.failed, skipped: sum.skipped + r.skipped }), { passed: 0, failed: 0, skipped: 0 });
   const failedPhases = results.filter((r) => !r.ok);
