@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defaultClientConditions, defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
@@ -25,6 +26,9 @@ export default defineConfig({
       include: ['test/**/*.test-d.ts', 'templates/**/*.test-d.ts', 'packages/*/src/**/*.test-d.ts'],
       tsconfig: './tsconfig.json',
     },
+    // At least two files at once: vitest's default (one fewer than the CPUs) runs a 2-CPU machine's files one by
+    // one, while most of the slow ones wait on child processes (the CLI, tsc, a sandbox) rather than compute.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 20_000,
     hookTimeout: 60_000,
   },
