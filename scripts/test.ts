@@ -7,11 +7,11 @@
  *   test       vitest (unit, contract, end to end), its own output streamed
  *   build, test:registry   the packages built, published to a local Verdaccio and used as a stranger would
  *
- * They run side by side: the four checks and vitest start at once (vitest's output is held until the checks have
- * printed), and the registry phase, which mostly waits on npm and a native build, runs beside them from the
- * start. Every phase runs even when another failed; the exit code is 1 if any failed. A check counts as one
- * test; vitest's tests are counted by scripts/test-reporter.ts. Full logs and the per-file times of both vitest
- * runs, slowest first, go to .tmp/make-test/.
+ * All start at once. The three quick checks print first, vitest's output is held until they have; typecheck (tsc
+ * over the whole repository, the slowest check) and the registry phase report after vitest. Every phase runs even
+ * when another failed; the exit code is 1 if any failed. A check counts as one test; vitest's tests are counted by
+ * scripts/test-reporter.ts. Full logs and the per-file times of both vitest runs, slowest first, go to
+ * .tmp/make-test/.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -127,14 +127,14 @@ async function main(): Promise<number> {
     return [build, await vitest('test:registry', 'test:registry', 'make test-registry')];
   })();
 
-  const checks: Array<Promise<PhaseResult>> = [
+  const quick: Array<Promise<PhaseResult>> = [
     check('lint:spec', (out) => lines(out).join('; ')),
     check('check', (out) => lines(out).at(-1) ?? ''),
     check('diff:released', (out) => `${lines(out).find((l) => /^\d+ breaking, /.test(l)) ?? lines(out).at(-1) ?? ''} (acknowledged in spec/diff-overrides.yaml)`),
-    check('typecheck', () => 'tsc: no errors'),
   ];
+  const typecheck = check('typecheck', () => 'tsc: no errors');
 
-  // vitest starts now; what it prints waits until the checks' lines are out.
+  // vitest starts now; what it prints waits until the quick checks' lines are out.
   let held: Array<[Buffer, 'stdout' | 'stderr']> | null = [];
   const main = vitest('vitest', 'test', 'npm test', (chunk, stream) => {
     if (held) held.push([chunk, stream]);
@@ -143,7 +143,7 @@ async function main(): Promise<number> {
 
   write('make test: lint:spec, check, diff:released, typecheck, vitest and the registry phase (build, test:registry) run side by side; logs in .tmp/make-test/\n');
   const results: PhaseResult[] = [];
-  for (const pending of checks) {
+  for (const pending of quick) {
     const result = await pending;
     results.push(result);
     write(report(result));
@@ -154,10 +154,10 @@ async function main(): Promise<number> {
   const vitestResult = await main;
   results.push(vitestResult);
 
-  const registryResults = await registry;
-  results.push(...registryResults);
+  const after = [await typecheck, ...(await registry)];
+  results.push(...after);
   write('\n');
-  for (const result of registryResults) write(report(result));
+  for (const result of after) write(report(result));
 
   // Both vitest runs' files, slowest first: where the time goes.
   const files = results.flatMap((r) => r.files).sort((a, b) => b.ms - a.ms);
