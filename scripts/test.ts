@@ -52,17 +52,17 @@ interface Run {
 }
 
 /** Runs `npm run --silent <script> [-- args]` from the root; `onChunk` sees the output as it comes. */
-function npmRun(script: string, args: string[], env: NodeJS.ProcessEnv, onChunk?: (chunk: Buffer, stream: 'stdout' | 'stderr') => void): Promise<Run> {
+function npmRun(script: string, args: string[], env: NodeJS.ProcessEnv, onChunk?: (chunk: Buffer) => void): Promise<Run> {
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn('npm', ['run', '--silent', script, ...(args.length > 0 ? ['--', ...args] : [])], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    const take = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+    const take = (chunk: Buffer): void => {
       output += chunk.toString();
-      onChunk?.(chunk, stream);
+      onChunk?.(chunk);
     };
-    child.stdout.on('data', take('stdout'));
-    child.stderr.on('data', take('stderr'));
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
     child.on('error', (error) => resolve({ code: 1, output: `${output}\n${error.message}`, ms: performance.now() - started }));
     child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), output: signal ? `${output}\n[make test] ${script} ended by ${signal}` : output, ms: performance.now() - started }));
   });
@@ -79,7 +79,7 @@ async function check(name: string, summarize: (output: string) => string): Promi
 }
 
 /** A vitest run through `npm run <script>`, counted by the reporter; a failure the counts miss still counts once. */
-async function vitest(name: string, script: string, command: string, onChunk?: (chunk: Buffer, stream: 'stdout' | 'stderr') => void): Promise<PhaseResult> {
+async function vitest(name: string, script: string, command: string, onChunk?: (chunk: Buffer) => void): Promise<PhaseResult> {
   const reportFile = path.join(OUT, `${name}.json`);
   rmSync(reportFile, { force: true });
   const color = process.stdout.isTTY && onChunk ? { FORCE_COLOR: '1' } : {};
@@ -122,6 +122,7 @@ async function main(): Promise<number> {
     const build = await check('build', (out) => lines(out).at(-1) ?? '');
     if (!build.ok) {
       const notRun: PhaseResult = { ...build, name: 'test:registry', command: 'make test-registry', ms: 0, summary: 'not run: the build failed', output: '', passed: 0, failed: 1 };
+      writeFileSync(path.join(OUT, 'test:registry.log'), 'not run: the build failed (see build.log)\n');
       return [build, notRun];
     }
     return [build, await vitest('test:registry', 'test:registry', 'make test-registry')];
@@ -135,10 +136,12 @@ async function main(): Promise<number> {
   const typecheck = check('typecheck', () => 'tsc: no errors');
 
   // vitest starts now; what it prints waits until the quick checks' lines are out.
-  let held: Array<[Buffer, 'stdout' | 'stderr']> | null = [];
-  const main = vitest('vitest', 'test', 'npm test', (chunk, stream) => {
-    if (held) held.push([chunk, stream]);
-    else (stream === 'stdout' ? process.stdout : process.stderr).write(chunk);
+  let held: Buffer[] | null = [];
+  // Its stderr (failure details, tests' console.error) joins stdout, so that one stream reads in order and ends
+  // on the closing line.
+  const main = vitest('vitest', 'test', 'npm test', (chunk) => {
+    if (held) held.push(chunk);
+    else process.stdout.write(chunk);
   });
 
   write('make test: lint:spec, check, diff:released, typecheck, vitest and the registry phase (build, test:registry) run side by side; logs in .tmp/make-test/\n');
@@ -149,7 +152,7 @@ async function main(): Promise<number> {
     write(report(result));
   }
   write('\n');
-  for (const [chunk, stream] of held) (stream === 'stdout' ? process.stdout : process.stderr).write(chunk);
+  for (const chunk of held) process.stdout.write(chunk);
   held = null;
   const vitestResult = await main;
   results.push(vitestResult);
