@@ -68,23 +68,26 @@ function npmRun(script: string, args: string[], env: NodeJS.ProcessEnv, onChunk?
   });
 }
 
+/** `lint:spec` → `lint-spec.log`: no colons in file names. */
+const logName = (phase: string): string => `${phase.replaceAll(':', '-')}.log`;
+
 const lines = (text: string): string[] => text.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
 
 /** A check: one test, passed or failed. */
 async function check(name: string, summarize: (output: string) => string): Promise<PhaseResult> {
   const run = await npmRun(name, [], {});
   const ok = run.code === 0;
-  writeFileSync(path.join(OUT, `${name}.log`), run.output);
+  writeFileSync(path.join(OUT, logName(name)), run.output);
   return { name, command: `npm run ${name}`, ok, ms: run.ms, summary: ok ? summarize(run.output) : '', output: run.output, streamed: false, files: [], passed: ok ? 1 : 0, failed: ok ? 0 : 1, skipped: 0 };
 }
 
 /** A vitest run through `npm run <script>`, counted by the reporter; a failure the counts miss still counts once. */
 async function vitest(name: string, script: string, command: string, onChunk?: (chunk: Buffer) => void): Promise<PhaseResult> {
-  const reportFile = path.join(OUT, `${name}.json`);
+  const reportFile = path.join(OUT, logName(name).replace(/\.log$/, '.json'));
   rmSync(reportFile, { force: true });
   const color = process.stdout.isTTY && onChunk ? { FORCE_COLOR: '1' } : {};
   const run = await npmRun(script, ['--reporter=default', `--reporter=${REPORTER}`], { CARD_API_TEST_REPORT: reportFile, ...color }, onChunk);
-  writeFileSync(path.join(OUT, `${name}.log`), run.output);
+  writeFileSync(path.join(OUT, logName(name)), run.output);
   let report: RunReport | undefined;
   try {
     report = JSON.parse(readFileSync(reportFile, 'utf8')) as RunReport;
@@ -101,7 +104,7 @@ async function vitest(name: string, script: string, command: string, onChunk?: (
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 function phaseLine(result: PhaseResult): string {
-  const rerun = result.ok ? '' : `${result.summary ? '; ' : ''}rerun: ${result.command}, log: .tmp/make-test/${result.name}.log`;
+  const rerun = result.ok ? '' : `${result.summary ? '; ' : ''}rerun: ${result.command}, log: .tmp/make-test/${logName(result.name)}`;
   return `${result.ok ? 'ok    ' : 'FAILED'} ${result.name.padEnd(14)} ${seconds(result.ms).padStart(8)}  ${result.summary}${rerun}`;
 }
 
@@ -122,7 +125,7 @@ async function main(): Promise<number> {
     const build = await check('build', (out) => lines(out).at(-1) ?? '');
     if (!build.ok) {
       const notRun: PhaseResult = { ...build, name: 'test:registry', command: 'make test-registry', ms: 0, summary: 'not run: the build failed', output: '', passed: 0, failed: 1 };
-      writeFileSync(path.join(OUT, 'test:registry.log'), 'not run: the build failed (see build.log)\n');
+      writeFileSync(path.join(OUT, logName('test:registry')), 'not run: the build failed (see build.log)\n');
       return [build, notRun];
     }
     return [build, await vitest('test:registry', 'test:registry', 'make test-registry')];
