@@ -21,6 +21,8 @@ export default defineConfig({
     exclude: ['**/node_modules/**', 'test/registry/**'],
     // fast-check runs from a fixed seed (FC_SEED overrides it): no test depends on chance.
     setupFiles: ['test/helpers/fast-check-seed.ts'],
+    // tsc -p tsconfig.json over the whole repository (not only the *.test-d.ts files), failing the run on any type
+    // error: `make test` counts on it and runs no separate `npm run typecheck` (scripts/test.ts).
     typecheck: {
       enabled: true,
       include: ['test/**/*.test-d.ts', 'templates/**/*.test-d.ts', 'packages/*/src/**/*.test-d.ts'],

@@ -3,15 +3,16 @@
  * totals them all: `N passed, N failed, N skipped`.
  *
  * Phases (each an npm script, so each can be rerun alone):
- *   lint:spec, check, diff:released, typecheck   one line each when they pass, their whole output when they fail
- *   test       vitest (unit, contract, end to end), its own output streamed
+ *   lint:spec, check, diff:released   one line each when they pass, their whole output when they fail
+ *   test       vitest (unit, contract, end to end), its own output streamed; its typecheck runs
+ *              `tsc -p tsconfig.json` over the whole repository, what `npm run typecheck` does, and fails the
+ *              run on any type error, so no separate typecheck runs here
  *   build, test:registry   the packages built, published to a local Verdaccio and used as a stranger would
  *
- * All start at once. The three quick checks print first, vitest's output is held until they have; typecheck (tsc
- * over the whole repository, the slowest check) and the registry phase report after vitest. Every phase runs even
- * when another failed; the exit code is 1 if any failed. A check counts as one test; vitest's tests are counted by
- * scripts/test-reporter.ts. Full logs and the per-file times of both vitest runs, slowest first, go to
- * .tmp/make-test/.
+ * All start at once. The three checks print first, vitest's output is held until they have; the registry phase
+ * reports after vitest. Every phase runs even when another failed; the exit code is 1 if any failed. A check
+ * counts as one test; vitest's tests are counted by scripts/test-reporter.ts. Full logs and the per-file times of
+ * both vitest runs, slowest first, go to .tmp/make-test/.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -131,14 +132,13 @@ async function main(): Promise<number> {
     return [build, await vitest('test:registry', 'test:registry', 'make test-registry')];
   })();
 
-  const quick: Array<Promise<PhaseResult>> = [
+  const checks: Array<Promise<PhaseResult>> = [
     check('lint:spec', (out) => lines(out).join('; ')),
     check('check', (out) => lines(out).at(-1) ?? ''),
     check('diff:released', (out) => `${lines(out).find((l) => /^\d+ breaking, /.test(l)) ?? lines(out).at(-1) ?? ''} (acknowledged in spec/diff-overrides.yaml)`),
   ];
-  const typecheck = check('typecheck', () => 'tsc: no errors');
 
-  // vitest starts now; what it prints waits until the quick checks' lines are out.
+  // vitest starts now; what it prints waits until the checks' lines are out.
   let held: Buffer[] | null = [];
   // Its stderr (failure details, tests' console.error) joins stdout, so that one stream reads in order and ends
   // on the closing line.
@@ -147,9 +147,9 @@ async function main(): Promise<number> {
     else process.stdout.write(chunk);
   });
 
-  write('make test: lint:spec, check, diff:released, typecheck, vitest and the registry phase (build, test:registry) run side by side; logs in .tmp/make-test/\n');
+  write('make test: lint:spec, check, diff:released, vitest (with tsc over the repository) and the registry phase (build, test:registry) run side by side; logs in .tmp/make-test/\n');
   const results: PhaseResult[] = [];
-  for (const pending of quick) {
+  for (const pending of checks) {
     const result = await pending;
     results.push(result);
     write(report(result));
@@ -160,7 +160,7 @@ async function main(): Promise<number> {
   const vitestResult = await main;
   results.push(vitestResult);
 
-  const after = [await typecheck, ...(await registry)];
+  const after = await registry;
   results.push(...after);
   write('\n');
   for (const result of after) write(report(result));
