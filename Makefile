@@ -21,14 +21,11 @@ generate:
 check:
 	npm run check
 
-# What CI runs: spec lint + typecheck, generated-output drift check, the whole vitest suite, then the packages
-# built and proven as a stranger gets them, through a real registry.
+# What CI runs: spec lint + typecheck, generated-output drift check, the spec diff against the release, the whole
+# vitest suite, and the packages built and proven as a stranger gets them through a real registry; side by side,
+# one line per phase that passes, ending on the total (scripts/test.ts).
 test:
-	npm run lint
-	npm run check --if-present
-	npm run diff:released
-	npm test
-	$(MAKE) test-registry
+	@npm run --silent test:all
 
 # Publishes every package to a local Verdaccio and installs, compiles and runs them outside the repository.
 test-registry: build

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defaultClientConditions, defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
@@ -20,11 +21,16 @@ export default defineConfig({
     exclude: ['**/node_modules/**', 'test/registry/**'],
     // fast-check runs from a fixed seed (FC_SEED overrides it): no test depends on chance.
     setupFiles: ['test/helpers/fast-check-seed.ts'],
+    // tsc -p tsconfig.json over the whole repository (not only the *.test-d.ts files), failing the run on any type
+    // error: `make test` counts on it and runs no separate `npm run typecheck` (scripts/test.ts).
     typecheck: {
       enabled: true,
       include: ['test/**/*.test-d.ts', 'templates/**/*.test-d.ts', 'packages/*/src/**/*.test-d.ts'],
       tsconfig: './tsconfig.json',
     },
+    // At least two files at once: vitest's default (one fewer than the CPUs) runs a 2-CPU machine's files one by
+    // one, while most of the slow ones wait on child processes (the CLI, tsc, a sandbox) rather than compute.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 20_000,
     hookTimeout: 60_000,
   },

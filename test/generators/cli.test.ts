@@ -4,7 +4,7 @@
  * check exits 1 on drift; a bad spec exits non-zero with file, pointer and reason.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync, readdirSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync, readdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,14 +16,27 @@ const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
 const tmp = tempDir('cli');
 afterAll(tmp.cleanup);
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(args: string[], root = ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd: ROOT, maxBuffer: 32 * 1024 * 1024 });
+    const { stdout, stderr } = await run(process.execPath, [path.join(root, path.relative(ROOT, BIN)), ...args], { cwd: root, maxBuffer: 32 * 1024 * 1024 });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
+}
+
+/**
+ * A copy of the checkout's sources (spec, templates, generators, packages without dist) sharing its node_modules:
+ * a test may edit a generated file there while other phases and tests read the real checkout.
+ */
+function checkoutCopy(dir: string): string {
+  const skip = new Set(['dist', 'node_modules']);
+  for (const entry of ['package.json', 'tsconfig.json', 'tsconfig.base.json', 'redocly.yaml', 'spec', 'templates', 'generators', 'docs', 'scripts', 'packages']) {
+    cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true, filter: (source) => !skip.has(path.basename(source)) });
+  }
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  return dir;
 }
 
 function consumer(dir: string, moduleResolution: 'node16' | 'bundler'): void {
@@ -111,18 +124,15 @@ describe('gen-card-api', () => {
   }, 60_000);
 
   it('check exits 0 on main and 1 after a generated file is edited', async () => {
-    expect((await cli(['check'])).code).toBe(0);
-    const file = path.join(ROOT, 'packages/types/src/index.ts');
-    const original = readFileSync(file, 'utf8');
-    try {
-      writeFileSync(file, `${original}export const edited = 1;\n`);
-      const drift = await cli(['check']);
-      expect(drift.code).toBe(1);
-      expect(drift.stdout).toContain('changed: packages/types/src/index.ts');
-      expect(drift.stdout).toContain('+export const edited = 1;'.replace('+', '-'));
-    } finally {
-      writeFileSync(file, original);
-    }
+    // The edit happens in a copy: the real checkout is read meanwhile (the drift check and the build run beside vitest).
+    const root = checkoutCopy(path.join(tmp.dir, 'checkout'));
+    expect((await cli(['check'], root)).code).toBe(0);
+    const file = path.join(root, 'packages/types/src/index.ts');
+    writeFileSync(file, `${readFileSync(file, 'utf8')}export const edited = 1;\n`);
+    const drift = await cli(['check'], root);
+    expect(drift.code).toBe(1);
+    expect(drift.stdout).toContain('changed: packages/types/src/index.ts');
+    expect(drift.stdout).toContain('+export const edited = 1;'.replace('+', '-'));
   }, 60_000);
 
   it('exits 2 with the file, the pointer and the reason on a bad spec', async () => {

@@ -7,7 +7,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -83,6 +83,11 @@ export function runCommand(command: string, args: string[], options: { cwd: stri
       clearTimeout(timer);
       resolve({ code, stdout, stderr, ms: performance.now() - started });
     });
+    // A child that exits without reading its stdin (tar, a fast npm) closes the pipe first: EPIPE then is no
+    // failure of ours, and unhandled it would be an uncaught exception in whichever test runs at that moment.
+    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') stderr += `\n[harness] writing stdin: ${error.message}`;
+    });
     child.stdin.end(options.input ?? '');
   });
 }
@@ -101,19 +106,20 @@ async function waitForRegistry(url: string, child: ChildProcess, log: () => stri
   throw new Error(`verdaccio did not answer on ${url} within 60 s:\n${log()}`);
 }
 
-/** Packs every package from its built `dist/` (run `make build` first) into `dir`. */
+/** Packs every package from its built `dist/` (run `make build` first) into `dir`, all at once; in PACKAGES order. */
 export async function packAll(dir: string, env: NodeJS.ProcessEnv): Promise<Map<string, string>> {
-  const tarballs = new Map<string, string>();
-  for (const name of PACKAGES) {
-    const pkgDir = path.join(ROOT, 'packages', name);
-    const main = name === 'cli' ? 'dist/main.js' : 'dist/index.js';
-    if (!existsSync(path.join(pkgDir, main))) throw new Error(`packages/${name}/${main} is missing: run \`make build\` before the registry test`);
-    const result = await runCommand('npm', ['pack', pkgDir, '--pack-destination', dir, '--json'], { cwd: dir, env });
-    if (result.code !== 0) throw new Error(`npm pack packages/${name} failed:\n${result.stderr}`);
-    const [info] = JSON.parse(result.stdout) as Array<{ filename: string; name: string }>;
-    tarballs.set(info!.name, path.join(dir, info!.filename));
-  }
-  return tarballs;
+  const packed = await Promise.all(
+    PACKAGES.map(async (name) => {
+      const pkgDir = path.join(ROOT, 'packages', name);
+      const main = name === 'cli' ? 'dist/main.js' : 'dist/index.js';
+      if (!existsSync(path.join(pkgDir, main))) throw new Error(`packages/${name}/${main} is missing: run \`make build\` before the registry test`);
+      const result = await runCommand('npm', ['pack', pkgDir, '--pack-destination', dir, '--json'], { cwd: dir, env });
+      if (result.code !== 0) throw new Error(`npm pack packages/${name} failed:\n${result.stderr}`);
+      const [info] = JSON.parse(result.stdout) as Array<{ filename: string; name: string }>;
+      return [info!.name, path.join(dir, info!.filename)] as const;
+    }),
+  );
+  return new Map(packed);
 }
 
 /** Starts Verdaccio, creates a publishing user, packs and publishes every package. */
@@ -179,14 +185,20 @@ export async function startRegistry(): Promise<Registry> {
     // of this machine's package contents, which npm finds by integrity: public packages need not travel again.
     const cache = path.join(dir, 'npm-cache');
     const machineCache = path.join(execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8', env: strangerEnv({}) }).trim(), '_cacache');
-    if (existsSync(machineCache)) await cp(machineCache, path.join(cache, '_cacache'), { recursive: true });
+    // cp(1), not fs.cp: several times faster on the cache's thousands of small files (about 1 s against 5 s here).
+    if (existsSync(machineCache)) {
+      await mkdir(cache, { recursive: true });
+      execFileSync('cp', ['-R', machineCache, path.join(cache, '_cacache')]);
+    }
     const env = strangerEnv({ npm_config_userconfig: npmrc, npm_config_cache: cache, npm_config_registry: url });
 
     const tarballs = await packAll(await mkdirp(path.join(dir, 'tarballs')), env);
-    for (const [name, tarball] of tarballs) {
-      const published = await runCommand('npm', ['publish', tarball, '--registry', url, '--tag', 'latest'], { cwd: dir, env });
-      if (published.code !== 0) throw new Error(`npm publish ${name} failed:\n${published.stderr}`);
-    }
+    await Promise.all(
+      [...tarballs].map(async ([name, tarball]) => {
+        const published = await runCommand('npm', ['publish', tarball, '--registry', url, '--tag', 'latest'], { cwd: dir, env });
+        if (published.code !== 0) throw new Error(`npm publish ${name} failed:\n${published.stderr}`);
+      }),
+    );
 
     return {
       url,

@@ -38,10 +38,34 @@ async function rootReadmeSection(heading: string): Promise<string> {
   return match[1]!;
 }
 
+/**
+ * A stranger's project that installed @card-api/sandbox, as `gen-card-api sandbox` tells them to: better-sqlite3
+ * builds from source there (about 70 s), so the tests that need the sandbox installed share this one project
+ * instead of each building it again. Started as soon as the registry is up, so that the build runs while the
+ * tests that need no sandbox (placed first) do; the tests that need it wait for it.
+ */
+let sandboxProject: Promise<string> | undefined;
+function projectWithSandbox(): Promise<string> {
+  sandboxProject ??= (async () => {
+    const folder = await registry.folder('project');
+    // An ES module project (the examples use top-level await) that lets npm 11 build the sandbox's native module.
+    await writeJson(path.join(folder, 'package.json'), { name: 'stranger', private: true, type: 'module', allowScripts: { 'better-sqlite3': true } });
+    const install = ok(await registry.run('npm', ['install', '-D', '@card-api/sandbox'], { cwd: folder, timeoutMs: 900_000 }), 'npm install -D @card-api/sandbox');
+    timings['npm install -D @card-api/sandbox (builds better-sqlite3)'] = install.ms;
+    // Checked here, not with expect: this may run while another test does.
+    const warnings = installWarnings(install);
+    if (warnings.length > 0) throw new Error(`npm install -D @card-api/sandbox printed warnings a stranger must not see:\n${warnings.join('\n')}`);
+    return folder;
+  })();
+  return sandboxProject;
+}
+
 beforeAll(async () => {
   const started = performance.now();
   registry = await startRegistry();
   timings['registry up, 6 packages packed and published'] = performance.now() - started;
+  // A failure surfaces in the tests that await it.
+  projectWithSandbox().catch(() => {});
 }, 300_000);
 
 afterAll(async () => {
@@ -78,6 +102,43 @@ describe('every tarball', () => {
   });
 });
 
+describe('gen-card-api installed alone', () => {
+  it('brings no native module, no server and no database: only what generating, lint, check, diff and verify use', async () => {
+    const folder = await registry.folder('cli-only');
+    await writeJson(path.join(folder, 'package.json'), { name: 'stranger-cli', private: true, type: 'module' });
+    const install = ok(await registry.run('npm', ['install', '-D', 'gen-card-api'], { cwd: folder, timeoutMs: 900_000 }), 'npm install -D gen-card-api');
+    timings['npm install -D gen-card-api (alone)'] = install.ms;
+    expect(installWarnings(install)).toEqual([]);
+    const tree = ok(await registry.run('npm', ['ls', '--all', '--parseable'], { cwd: folder }), 'npm ls').stdout.split('\n').filter(Boolean);
+    const names = tree.map((dir) => dir.split(`${path.sep}node_modules${path.sep}`).pop()!);
+    for (const heavy of ['@card-api/sandbox', 'better-sqlite3', 'fastify', 'bindings', 'prebuild-install', 'node-gyp']) expect(names, heavy).not.toContain(heavy);
+    const gyp = ok(await registry.run('find', ['node_modules', '-name', 'binding.gyp'], { cwd: folder }), 'find binding.gyp').stdout.trim();
+    expect(gyp).toBe('');
+    const client = ok(await registry.run(path.join(folder, 'node_modules/.bin/gen-card-api'), ['client', '--out', 'card-api'], { cwd: folder }), 'gen-card-api client (installed alone)');
+    expect(client.stdout).toContain('wrote');
+  });
+});
+
+describe('@card-api/server in a consumer Fastify app', () => {
+  it('compiles app.register(cardApi, ...) against a fastify 5 minor other than the repository\'s', async () => {
+    const repoFastify = (JSON.parse(await readFile(path.join(ROOT, 'node_modules/fastify/package.json'), 'utf8')) as { version: string }).version;
+    const minor = repoFastify.startsWith('5.6.') ? '5.7' : '5.6';
+    const folder = await registry.folder('fastify-app');
+    await writeJson(path.join(folder, 'package.json'), { name: 'stranger-fastify', private: true, type: 'module' });
+    // fastify is the consumer's own (a peer): any npm warning about its dependencies is fastify's, not ours.
+    ok(await registry.run('npm', ['install', '@card-api/server', `fastify@~${minor}.0`, 'typescript@~5.9.3', '@types/node@^20.19.0'], { cwd: folder }), 'npm install (fastify app)');
+    const installed = (JSON.parse(await readFile(path.join(folder, 'node_modules/fastify/package.json'), 'utf8')) as { version: string }).version;
+    expect(installed.startsWith(`${minor}.`)).toBe(true);
+    expect(installed).not.toBe(repoFastify);
+    await writeFile(path.join(folder, 'app.ts'), await readmeExample(path.join(ROOT, 'packages/server/README.md')));
+    await writeJson(path.join(folder, 'tsconfig.json'), {
+      compilerOptions: { strict: true, skipLibCheck: false, noEmit: true, module: 'node16', moduleResolution: 'node16', target: 'es2022', lib: ['es2023'], types: ['node'] },
+      include: ['app.ts'],
+    });
+    ok(await registry.run(process.execPath, [TSC(folder), '-p', 'tsconfig.json'], { cwd: folder }), `tsc app.ts (fastify ${installed})`);
+  });
+});
+
 describe('npx gen-card-api in an empty folder', () => {
   let folder: string;
   let sandbox: ReturnType<Registry['start']> | undefined;
@@ -109,6 +170,7 @@ describe('npx gen-card-api in an empty folder', () => {
   });
 
   it('names the one install the sandbox needs (exit 2), then starts it with sandbox --port 0 once installed', async () => {
+    // This folder has no sandbox installed; the install is done as the message says in an identical project.
     const before = await registry.run('npx', ['--yes', 'gen-card-api', 'sandbox', '--port', '0'], { cwd: folder });
     expect(before.code, before.stderr).toBe(2);
     expect(before.stdout).toBe('');
@@ -119,10 +181,9 @@ describe('npx gen-card-api in an empty folder', () => {
     expect(help.stdout).toContain('npm install -D @card-api/sandbox');
 
     // What the message says: the project installs the sandbox (better-sqlite3 builds: package.json allows it).
-    const install = ok(await registry.run('npm', ['install', '-D', '@card-api/sandbox'], { cwd: folder, timeoutMs: 900_000 }), 'npm install -D @card-api/sandbox');
-    timings['npm install -D @card-api/sandbox (builds better-sqlite3)'] = install.ms;
+    const project = await projectWithSandbox();
     const started = performance.now();
-    sandbox = registry.start('npx', ['--yes', 'gen-card-api', 'sandbox', '--port', '0', '--latency', '5'], { cwd: folder });
+    sandbox = registry.start('npx', ['--yes', 'gen-card-api', 'sandbox', '--port', '0', '--latency', '5'], { cwd: project });
     env = await readAssignments(sandbox, 'CARD_API_TOKEN', 120_000);
     timings['npx gen-card-api sandbox --port 0 (until it prints its token)'] = performance.now() - started;
     expect(env['CARD_API_BASE_URL']).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
@@ -178,32 +239,15 @@ describe('npx gen-card-api in an empty folder', () => {
   });
 });
 
-describe('gen-card-api installed alone', () => {
-  it('brings no native module, no server and no database: only what generating, lint, check, diff and verify use', async () => {
-    const folder = await registry.folder('cli-only');
-    await writeJson(path.join(folder, 'package.json'), { name: 'stranger-cli', private: true, type: 'module' });
-    const install = ok(await registry.run('npm', ['install', '-D', 'gen-card-api'], { cwd: folder, timeoutMs: 900_000 }), 'npm install -D gen-card-api');
-    timings['npm install -D gen-card-api (alone)'] = install.ms;
-    expect(installWarnings(install)).toEqual([]);
-    const tree = ok(await registry.run('npm', ['ls', '--all', '--parseable'], { cwd: folder }), 'npm ls').stdout.split('\n').filter(Boolean);
-    const names = tree.map((dir) => dir.split(`${path.sep}node_modules${path.sep}`).pop()!);
-    for (const heavy of ['@card-api/sandbox', 'better-sqlite3', 'fastify', 'bindings', 'prebuild-install', 'node-gyp']) expect(names, heavy).not.toContain(heavy);
-    const gyp = ok(await registry.run('find', ['node_modules', '-name', 'binding.gyp'], { cwd: folder }), 'find binding.gyp').stdout.trim();
-    expect(gyp).toBe('');
-    const client = ok(await registry.run(path.join(folder, 'node_modules/.bin/gen-card-api'), ['client', '--out', 'card-api'], { cwd: folder }), 'gen-card-api client (installed alone)');
-    expect(client.stdout).toContain('wrote');
-  });
-});
-
 describe('the libraries installed from the registry', () => {
   const LIBRARIES = ['@card-api/types', '@card-api/client', '@card-api/webhooks', '@card-api/server', '@card-api/sandbox'];
   let folder: string;
 
   beforeAll(async () => {
-    folder = await registry.folder('libraries');
-    await writeJson(path.join(folder, 'package.json'), { name: 'stranger-libraries', private: true, type: 'module', allowScripts: { 'better-sqlite3': true } });
-    const install = ok(await registry.run('npm', ['install', ...LIBRARIES, 'typescript@~5.9.3', '@types/node@^20.19.0'], { cwd: folder }), 'npm install (libraries)');
-    timings['npm install the five libraries'] = install.ms;
+    // The project that has the sandbox installed already; the other four join it.
+    folder = await projectWithSandbox();
+    const install = ok(await registry.run('npm', ['install', ...LIBRARIES.filter((name) => name !== '@card-api/sandbox'), 'typescript@~5.9.3', '@types/node@^20.19.0'], { cwd: folder }), 'npm install (libraries)');
+    timings['npm install the other four libraries'] = install.ms;
     expect(installWarnings(install)).toEqual([]);
   }, 900_000);
 
@@ -255,25 +299,5 @@ describe('the libraries installed from the registry', () => {
     } finally {
       stopTree(proc);
     }
-  });
-});
-
-describe('@card-api/server in a consumer Fastify app', () => {
-  it('compiles app.register(cardApi, ...) against a fastify 5 minor other than the repository\'s', async () => {
-    const repoFastify = (JSON.parse(await readFile(path.join(ROOT, 'node_modules/fastify/package.json'), 'utf8')) as { version: string }).version;
-    const minor = repoFastify.startsWith('5.6.') ? '5.7' : '5.6';
-    const folder = await registry.folder('fastify-app');
-    await writeJson(path.join(folder, 'package.json'), { name: 'stranger-fastify', private: true, type: 'module' });
-    // fastify is the consumer's own (a peer): any npm warning about its dependencies is fastify's, not ours.
-    ok(await registry.run('npm', ['install', '@card-api/server', `fastify@~${minor}.0`, 'typescript@~5.9.3', '@types/node@^20.19.0'], { cwd: folder }), 'npm install (fastify app)');
-    const installed = (JSON.parse(await readFile(path.join(folder, 'node_modules/fastify/package.json'), 'utf8')) as { version: string }).version;
-    expect(installed.startsWith(`${minor}.`)).toBe(true);
-    expect(installed).not.toBe(repoFastify);
-    await writeFile(path.join(folder, 'app.ts'), await readmeExample(path.join(ROOT, 'packages/server/README.md')));
-    await writeJson(path.join(folder, 'tsconfig.json'), {
-      compilerOptions: { strict: true, skipLibCheck: false, noEmit: true, module: 'node16', moduleResolution: 'node16', target: 'es2022', lib: ['es2023'], types: ['node'] },
-      include: ['app.ts'],
-    });
-    ok(await registry.run(process.execPath, [TSC(folder), '-p', 'tsconfig.json'], { cwd: folder }), `tsc app.ts (fastify ${installed})`);
   });
 });
