@@ -8,9 +8,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { connect, createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startSandbox } from '@card-api/sandbox';
 import { alive, eventually, freePort, listening } from '../helpers/processes.js';
 import { ROOT, tempDir } from '../helpers/spec.js';
 
@@ -170,3 +172,85 @@ describe('never outliving the parent, even one that exits during startup', { tim
     expect(log).toContain('parent exited, stopping');
   });
 });
+
+describe('one Ctrl-C under npx arrives twice: a second signal while closing does not cut the close short', { timeout: 60_000 }, () => {
+  it('gen-card-api sandbox finishes the request in flight and exits 0', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [GEN, 'sandbox', '--port', String(port)], { cwd: tmp.dir, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (child.pid !== undefined) started.add(child.pid);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const exited = once(child, 'exit');
+    expect(await eventually(() => /^CARD_API_TOKEN=\S+$/m.test(stdout), 30_000), stderr).toBe(true);
+    const token = /^CARD_API_TOKEN=(\S+)$/m.exec(stdout)![1]!;
+
+    // A request the server has begun (it answered 100 Continue to its headers) and whose body has not come yet: the
+    // close waits for it, so the sandbox is still closing when the second signal arrives.
+    const socket = connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+    const body = '{}';
+    socket.write(`POST /api/v1/cards HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`);
+    expect(await eventually(() => answer.startsWith('HTTP/1.1 100 Continue'), 10_000), answer).toBe(true);
+
+    child.kill('SIGINT');
+    expect(await eventually(() => stderr.includes('SIGINT, closing'), 10_000), stderr).toBe(true);
+    child.kill('SIGTERM');
+    socket.end(body);
+    const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(answer).toMatch(/HTTP\/1\.1 422 /);
+    expect(await listening(port)).toBe(false);
+  });
+
+  it('gen-card-api listen disables its endpoint, then exits 0', async () => {
+    const sandbox = await startSandbox({ port: 0, sandboxOptions: { onError: () => {} } });
+    // Between listen and the sandbox: holds listen's disable call (DELETE /sandbox/webhook-endpoints/{id}) until
+    // released, so that listen is still stopping when the second signal arrives.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held = false;
+    const proxy = createHttpServer((req, res) => {
+      void (async () => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of req) chunks.push(chunk as Buffer);
+        if (req.method === 'DELETE' && (req.url ?? '').startsWith('/sandbox/webhook-endpoints/')) {
+          held = true;
+          await released;
+        }
+        const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length', 'transfer-encoding', 'expect'].includes(name))) as Record<string, string>;
+        const upstream = await fetch(`${sandbox.origin}${req.url}`, { method: req.method, headers, ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}) });
+        const answer = Buffer.from(await upstream.arrayBuffer());
+        res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(answer);
+      })().catch(() => res.writeHead(502).end());
+    });
+    proxy.listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    const base = `http://127.0.0.1:${(proxy.address() as { port: number }).port}/api/v1`;
+    try {
+      const child = spawn(process.execPath, [GEN, 'listen', '--base-url', base, '--forward-to', 'http://127.0.0.1:9/hooks'], { cwd: tmp.dir, env: { ...ENV, CARD_API_TOKEN: sandbox.token! }, stdio: ['ignore', 'pipe', 'pipe'] });
+      if (child.pid !== undefined) started.add(child.pid);
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      const exited = once(child, 'exit');
+      expect(await eventually(() => stderr.includes('> Ready!'), 30_000), stderr).toBe(true);
+      child.kill('SIGINT');
+      expect(await eventually(() => held, 10_000), stderr).toBe(true);
+      child.kill('SIGTERM');
+      release();
+      const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+      expect({ code, signal }, stderr).toEqual({ code: 0, signal: null });
+      expect(stderr).toMatch(/listen: disabled endpoint \d+/);
+      const endpoints = (await (await fetch(`${sandbox.origin}/sandbox/webhook-endpoints`, { headers: { authorization: `Bearer ${sandbox.token}` } })).json()) as { data: Array<{ description: string | null; status: string }> };
+      expect(endpoints.data.filter((e) => e.description === 'gen-card-api listen').map((e) => e.status)).toEqual(['disabled']);
+    } finally {
+      release();
+      await new Promise((resolve) => proxy.close(resolve));
+      await sandbox.close();
+    }
+  });
+});
+

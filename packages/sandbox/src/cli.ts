@@ -322,17 +322,23 @@ export async function runSandboxCli(argv: readonly string[], io: SandboxCliIo = 
     }, 250);
     orphanCheck.unref();
     let stopping = false;
+    // The handlers stay until the sandbox has closed: one Ctrl-C under npx arrives twice (the terminal signals the
+    // whole foreground group, and npm forwards its own copy to its child), and a second signal with no handler
+    // would kill the process in the middle of closing. Signals while closing are ignored.
     function stop(reason: string): void {
       if (stopping) return;
       stopping = true;
       clearInterval(orphanCheck);
-      for (const signal of signals) process.off(signal, stop);
       err(`${io.name}: ${reason}, closing\n`);
+      const done = (code: number): void => {
+        for (const signal of signals) process.off(signal, stop);
+        resolve(code);
+      };
       running.close().then(
-        () => resolve(0),
+        () => done(0),
         (error: unknown) => {
           err(`${io.name}: error while closing: ${error instanceof Error ? error.message : String(error)}\n`);
-          resolve(2);
+          done(2);
         },
       );
     }

@@ -74,7 +74,11 @@ export function writeEnvFile(partial: string, file: string, lines: string[]): vo
   renameSync(partial, file);
 }
 
-/** A stop request: `reason` resolves on a signal or when the parent process is gone; `dispose` stops listening for them. */
+/**
+ * A stop request: `reason` resolves on a signal or when the parent process is gone; `dispose` stops listening for
+ * them. Signals after the first are ignored until `dispose`: one Ctrl-C under npx arrives twice (the terminal's and
+ * npm's forwarded copy), and a second signal with no handler would kill listen before it disabled its endpoint.
+ */
 export interface StopRequest {
   reason: Promise<string>;
   dispose(): void;
@@ -97,7 +101,7 @@ export function untilStopRequested(parentAtStart: number = startParentPid()): St
     for (const signal of signals) process.off(signal, stop);
   }
   function stop(why: string): void {
-    dispose();
+    clearInterval(orphanCheck);
     resolveReason(why);
   }
   for (const signal of signals) process.on(signal, stop);
@@ -152,7 +156,6 @@ export async function runListen(options: ListenCommandOptions, output: Output, s
     const reason = await Promise.race([stop.reason, session.done.then(() => 'session ended')]);
     output.log(`listen: ${reason}, stopping`);
   } finally {
-    stop?.dispose();
     if (partial !== undefined) rmSync(partial, { force: true });
     try {
       if (session !== undefined) {
@@ -160,7 +163,11 @@ export async function runListen(options: ListenCommandOptions, output: Output, s
         await session.done;
       }
     } finally {
-      await running?.close();
+      try {
+        await running?.close();
+      } finally {
+        stop?.dispose();
+      }
     }
   }
 }
