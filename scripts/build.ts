@@ -2,14 +2,15 @@
  * `make build`: every library to `packages/<name>/dist` with `tsc -b` (JavaScript, `.d.ts`, declaration maps),
  * then the `gen-card-api` CLI: its sources and the generators bundled by esbuild into `packages/cli/dist`
  * (npm packages stay external, so they are the declared dependencies), and the files the generators read at
- * run time (the bundled spec, the control document, `templates/`, the lint configuration) copied into
- * `packages/cli/dist/assets`, where generators/core/assets.ts finds them.
+ * run time (the bundled spec, the control document, `templates/`, the lint configuration) and the documents the CLI
+ * names copied into `packages/cli/dist/assets`, where generators/core/assets.ts finds them.
  */
 import { execFileSync } from 'node:child_process';
 import { cp, mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { SHIPPED_DOCS } from '../generators/core/assets.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cliDir = path.join(root, 'packages/cli');
@@ -54,11 +55,22 @@ async function buildCli(): Promise<void> {
     legalComments: 'none',
     logLevel: 'warning',
   });
-  const assets = path.join(dist, 'assets');
+  await copyCliAssets(path.join(dist, 'assets'));
+}
+
+/**
+ * What the bundled generators read at run time (the spec, the control document, `templates/`, the lint
+ * configuration) and every document the CLI names (SHIPPED_DOCS), copied under `assets` at their paths from the root.
+ */
+export async function copyCliAssets(assets: string): Promise<void> {
   await mkdir(assets, { recursive: true });
   await cp(path.join(root, 'redocly.yaml'), path.join(assets, 'redocly.yaml'));
-  for (const dir of ['spec', 'templates', 'docs']) {
+  for (const dir of ['spec', 'templates']) {
     await cp(path.join(root, dir), path.join(assets, dir), { recursive: true, filter: (source) => shipped(source) });
+  }
+  for (const doc of SHIPPED_DOCS) {
+    await mkdir(path.dirname(path.join(assets, doc)), { recursive: true });
+    await cp(path.join(root, doc), path.join(assets, doc));
   }
 }
 
@@ -71,4 +83,5 @@ async function main(): Promise<void> {
   console.log(`build: ${LIBRARIES.length} libraries (tsc -b) and gen-card-api (${files.length} files in packages/cli/dist) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
-await main();
+// Imported by a test (copyCliAssets), run by `npm run build`.
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

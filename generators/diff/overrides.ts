@@ -14,6 +14,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { docPath } from '../core/assets.js';
 import { SpecError, SpecErrors } from '../model/index.js';
 import { CHECK_IDS, isCheckId, LEVELS, type CheckId, type Level } from './catalogue.js';
 import type { Change } from './change.js';
@@ -53,7 +54,7 @@ export function parseOverrides(data: unknown, file: string): Overrides {
         const e = raw as Record<string, unknown>;
         const unknownKeys = Object.keys(e).filter((k) => !['id', 'at', 'level', 'reason'].includes(k));
         if (unknownKeys.length) fail(at, `unknown key(s) ${unknownKeys.join(', ')}; allowed: id, at, level, reason`);
-        if (typeof e.id !== 'string' || !isCheckId(e.id)) return fail(`${at}/id`, `unknown check id ${JSON.stringify(e.id)}; see docs/diff-checks.md (${CHECK_IDS.length} checks)`);
+        if (typeof e.id !== 'string' || !isCheckId(e.id)) return fail(`${at}/id`, `unknown check id ${JSON.stringify(e.id)}; see ${docPath('docs/diff-checks.md')} (${CHECK_IDS.length} checks)`);
         if (e.at !== undefined && (typeof e.at !== 'string' || e.at === '')) return fail(`${at}/at`, '`at` must be a non-empty string: an operation id, an event name, `METHOD /path`, a field or a JSON pointer');
         if (typeof e.level !== 'string' || !([...LEVELS, 'ignore'] as string[]).includes(e.level)) return fail(`${at}/level`, '`level` must be breaking, warning, info or ignore');
         if (typeof e.reason !== 'string' || e.reason.trim() === '') return fail(`${at}/reason`, 'every override needs a `reason` saying why the change is acceptable');

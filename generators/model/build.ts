@@ -3,7 +3,7 @@
  * the JSON pointer of the offending node, and all problems of one pass are reported together.
  */
 import path from 'node:path';
-import { ASSET_ROOT } from '../core/assets.js';
+import { ASSET_ROOT, docPath } from '../core/assets.js';
 import { lineComment } from '../core/escape.js';
 import { SpecError, SpecErrors, pointer } from './errors.js';
 import { displayPath, isRemote, loadSpec, type JsonObject, type LoadedSpec } from './load.js';
@@ -217,7 +217,7 @@ class Builder {
     }
     const client = op['x-client'];
     if (!isObject(client) || typeof client.method !== 'string') {
-      this.fail(`${at}/x-client`, 'every operation needs `x-client: { resource?, method }` naming its client method (`{ resource: cards, method: freeze }` makes `client.cards.freeze()`; without `resource` the method is on the client itself); see "Adding an endpoint" in generators/README.md');
+      this.fail(`${at}/x-client`, `every operation needs \`x-client: { resource?, method }\` naming its client method (\`{ resource: cards, method: freeze }\` makes \`client.cards.freeze()\`; without \`resource\` the method is on the client itself); see "Adding an endpoint" in ${docPath('generators/README.md')}`);
       return null;
     }
     named = this.checkName(client.method, 'member', `${at}/x-client/method`, '`x-client.method`') && named;

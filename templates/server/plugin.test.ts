@@ -739,6 +739,87 @@ describe('errors raised before the plugin runs, with cardApiServerOptions() (D36
   });
 });
 
+describe('one request id: the X-Request-Id a client sees is the reqId of every log line of its request', () => {
+  /** The app at log level info, its lines parsed, and a raw request that returns the X-Request-Id it got. */
+  async function logged(serverOptions: Partial<CardApiServerOptions>, overrides: Partial<CardApiOptions<unknown, TestAuth>> = {}) {
+    const lines: Array<Record<string, unknown>> = [];
+    const app = Fastify({ logger: { level: 'info', stream: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } }, ...serverOptions });
+    apps.push(app);
+    await app.register(createCardApiPlugin(fixtureApi), {
+      prefix: '/api/v1',
+      handlers: {
+        ping: () => ({ ok: true }),
+        listThings: () => {
+          throw new Error('boom');
+        },
+        createThing: (input: Record<string, unknown>) => ({ data: input.body }),
+        getThing: () => ({ data: THING }),
+        touchThing: () => ({ data: THING }),
+      },
+      authenticate: (token: string) => TOKENS[token] ?? null,
+      ...overrides,
+    } as CardApiOptions<unknown, AuthResult>);
+    const base = await app.listen({ port: 0, host: '127.0.0.1' });
+    const send = async (method: string, target: string, headers: Record<string, string> = {}, last = 'request completed'): Promise<{ status: number; id: string; bodyId: unknown; lines: Array<Record<string, unknown>> }> => {
+      const res = await raw(base, method, target, headers);
+      const id = res.headers['x-request-id'];
+      if (typeof id !== 'string') throw new Error(`${method} ${target}: no X-Request-Id`);
+      // "request completed" is written once the response has finished: wait for it (bounded by the test timeout).
+      await expect.poll(() => lines.some((line) => line.reqId === id && line.msg === last)).toBe(true);
+      return { status: res.status, id, bodyId: res.json?.error?.request_id, lines: lines.filter((line) => line.reqId === id) };
+    };
+    return { send, lines };
+  }
+
+  const CASES: Array<[string, string, string, Record<string, string>, number]> = [
+    ['a 200', 'GET', '/api/v1/ping', { authorization: 'Bearer reader' }, 200],
+    ['a 401', 'GET', '/api/v1/ping', {}, 401],
+    ['a 422', 'GET', '/api/v1/things/not-a-uuid', { authorization: 'Bearer reader' }, 422],
+    ['a 500 from a throwing handler', 'GET', '/api/v1/things', { authorization: 'Bearer reader' }, 500],
+    ['a 404 on an unknown path under the prefix', 'GET', '/api/v1/nothing', {}, 404],
+  ];
+
+  it.each(CASES)('with cardApiServerOptions(): %s', async (_name, method, target, headers, status) => {
+    const { send } = await logged(cardApiServerOptions());
+    const res = await send(method, target, headers);
+    expect(res.status).toBe(status);
+    expect(res.id).toMatch(/^req_[0-9a-f]{32}$/);
+    if (status >= 400) expect(res.bodyId).toBe(res.id);
+    expect(res.lines.map((line) => line.msg)).toEqual(expect.arrayContaining(['incoming request', 'request completed']));
+    if (status === 500) expect(res.lines.map((line) => line.msg)).toContain('card-api: unhandled error');
+  });
+
+  it('with cardApiServerOptions(): a URL the router cannot decode (frameworkErrors)', async () => {
+    const { send, lines } = await logged(cardApiServerOptions());
+    // Fastify logs this request's arrival and no completion: the router answered it before any route.
+    const res = await send('GET', '/api/v1/things/%zz', {}, 'incoming request');
+    expect(res.status).toBe(404);
+    expect(res.id).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(res.bodyId).toBe(res.id);
+    expect(lines.filter((line) => 'reqId' in line && line.reqId !== res.id)).toEqual([]);
+  });
+
+  it.each(CASES)("without cardApiServerOptions() the plugin's routes still get one id: %s", async (_name, method, target, headers, status) => {
+    const { send } = await logged({});
+    const res = await send(method, target, headers);
+    expect(res.status).toBe(status);
+    expect(res.id).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(res.lines.map((line) => line.msg)).toEqual(expect.arrayContaining(['incoming request', 'request completed']));
+  });
+
+  it('takes the ids an app chooses, through cardApiServerOptions({ requestId }) or the plugin option', async () => {
+    let n = 0;
+    const app = await logged(cardApiServerOptions({ requestId: () => `app_${++n}` }));
+    const res = await app.send('GET', '/api/v1/ping', {});
+    expect(res.id).toMatch(/^app_\d+$/);
+    expect(res.bodyId).toBe(res.id);
+    const plugin = await logged({}, { requestId: () => `plugin_${++n}` });
+    const other = await plugin.send('GET', '/api/v1/ping', {});
+    expect(other.id).toMatch(/^plugin_\d+$/);
+    expect(other.bodyId).toBe(other.id);
+  });
+});
+
 describe('served document server URL', () => {
   it('puts the given server URL in the served document', async () => {
     const { call, base } = await start({ docs: { serverUrl: (request) => `http://${request.host}/api/v1` } });

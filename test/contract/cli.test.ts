@@ -174,30 +174,7 @@ describe('gen-card-api sandbox', () => {
     return { code, stdout, stderr };
   }
 
-  it('an --env-out it cannot write: exit 2 before it listens, no token printed', async () => {
-    const port = await freePort();
-    const result = await exitOf(['--port', String(port), '--env-out', path.join(ROOT, '.tmp', 'no-such-dir', 'sandbox.env')]);
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/--env-out: cannot write .*sandbox\.env \(ENOENT\)/);
-    expect(result.stderr).not.toMatch(/listening/);
-  });
-
-  it('a port already taken: exit 2, naming the port and the fix', async () => {
-    const blocker = createServer();
-    blocker.listen(0, '127.0.0.1');
-    await once(blocker, 'listening');
-    const { port } = blocker.address() as { port: number };
-    try {
-      const result = await exitOf(['--port', String(port)]);
-      expect(result.code).toBe(2);
-      expect(result.stdout).toBe('');
-      expect(result.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
-      expect(result.stderr).toContain('--port 0');
-    } finally {
-      await new Promise((resolve) => blocker.close(resolve));
-    }
-  });
+  // An --env-out it cannot use, a port in use and a parent that exits: test/cli/fail-fast.test.ts.
 
   it('a usage error: exit 2, the error and one hint line', async () => {
     const result = await exitOf(['--port', 'many']);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadDocs } from '../../packages/cli/src/sandbox-tools/docs.js';
 import { bundledFixturesDir, fixtureProblems, parseReferences, resolveFixturePath, runFixture, substitute } from '../../packages/cli/src/sandbox-tools/fixtures.js';
-import { ROOT, tempDir } from '../helpers/spec.js';
+import { tempDir } from '../helpers/spec.js';
 
 const docs = await loadDocs();
 const { dir, cleanup } = tempDir('fixtures');
@@ -62,13 +62,6 @@ describe('fixture checks', () => {
     writeFileSync(file, JSON.stringify({ steps: [products, { id: 'x', call: 'createCrad' }] }));
     // An address nothing listens on: were the file run, this would be "no sandbox answers".
     await expect(runFixture({ fixture: file, baseUrl: 'http://127.0.0.1:9/api/v1', token: 'sbx_sk_unused' }, { out: () => {}, log: () => {} })).rejects.toThrow(/1 problem, nothing was run:\n {2}step 2 "x" \(createCrad\)/);
-  });
-
-  it('shows in the README exactly the bundled purchase-fx-refund fixture', () => {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### Scenarios: trigger --fixture'));
-    const block = /```json\n([\s\S]*?)```/.exec(section)?.[1];
-    expect(block).toBe(readFileSync(resolveFixturePath('purchase-fx-refund'), 'utf8'));
   });
 
   it('suggests a bundled fixture for a misspelled name', () => {

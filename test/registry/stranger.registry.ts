@@ -116,6 +116,11 @@ describe('gen-card-api installed alone', () => {
     expect(gyp).toBe('');
     const client = ok(await registry.run(path.join(folder, 'node_modules/.bin/gen-card-api'), ['client', '--out', 'card-api'], { cwd: folder }), 'gen-card-api client (installed alone)');
     expect(client.stdout).toContain('wrote');
+    // The documents it names ship with it, by a path that opens from the folder it runs in.
+    const help = ok(await registry.run(path.join(folder, 'node_modules/.bin/gen-card-api'), ['diff', '--help'], { cwd: folder, env: { ...registry.env, COLUMNS: '400' } }), 'gen-card-api diff --help');
+    const named = /\(see ([^)\s]+\.md)\)/.exec(help.stdout.replace(/\s+/g, ' '))?.[1];
+    expect(named).toBe('node_modules/gen-card-api/dist/assets/docs/diff-checks.md');
+    expect(await readFile(path.join(folder, named!), 'utf8')).toContain('# ');
   });
 });
 

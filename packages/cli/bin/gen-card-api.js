@@ -5,6 +5,9 @@
 import { existsSync } from 'node:fs';
 import { register } from 'node:module';
 
+// Read before the slow imports below: `sandbox` and `listen` stop when this parent exits, even during their startup.
+const parentPid = process.ppid;
+
 const source = new URL('../src/main.ts', import.meta.url);
 let cli;
 if (existsSync(source)) {
@@ -15,4 +18,4 @@ if (existsSync(source)) {
 } else {
   cli = await import('../dist/main.js');
 }
-await cli.main();
+await cli.main(process.argv, { parentPid });

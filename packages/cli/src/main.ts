@@ -20,6 +20,7 @@ import { registerListenCommand } from './commands/listen.js';
 import { registerTriggerCommand } from './commands/trigger.js';
 import { registerEventsCommand } from './commands/events.js';
 import { EXIT, UsageError, usageHint } from './errors.js';
+import { setParentPid } from './parent.js';
 import { createProgress, type Progress } from './progress.js';
 
 /** Progress of the running command on a terminal's stderr (nothing in CI or a pipe). */
@@ -277,7 +278,8 @@ function commandName(program: Command, argv: readonly string[]): string {
  * something (drift, lint problems, a breaking change, a failed verify check; set by the command), 2 for a usage
  * mistake, a spec that cannot be used (`file[:line:col] pointer: reason`) or anything that kept the command from running.
  */
-export async function main(argv: string[] = process.argv): Promise<void> {
+export async function main(argv: string[] = process.argv, context: { parentPid?: number } = {}): Promise<void> {
+  if (context.parentPid !== undefined) setParentPid(context.parentPid);
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

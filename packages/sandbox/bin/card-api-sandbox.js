@@ -5,6 +5,9 @@
 import { existsSync } from 'node:fs';
 import { register } from 'node:module';
 
+// Read before the slow imports below: a parent (npx, a shell) that exits while the sandbox starts must still stop it.
+const parentPid = process.ppid;
+
 const source = new URL('../src/cli.ts', import.meta.url);
 let cli;
 if (existsSync(source)) {
@@ -15,4 +18,4 @@ if (existsSync(source)) {
 } else {
   cli = await import('../dist/cli.js');
 }
-process.exitCode = await cli.runSandboxCli(process.argv.slice(2), { name: 'card-api-sandbox' });
+process.exitCode = await cli.runSandboxCli(process.argv.slice(2), { name: 'card-api-sandbox', parentPid });

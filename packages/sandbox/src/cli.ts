@@ -12,7 +12,7 @@
  *
  * Only `node:` modules load up front: Fastify and SQLite load once the options are valid, so `--help` answers at once.
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RunningSandbox } from './http/server.js';
@@ -26,6 +26,11 @@ export interface SandboxCliIo {
   stop?: Promise<unknown>;
   /** Called once the sandbox listens, with what it printed (tests). */
   onListening?: (running: RunningSandbox) => void;
+  /**
+   * The process whose exit stops the sandbox, as the bin saw it first thing (default: the parent when the command
+   * starts). Read before the slow imports, so that a parent gone during startup is noticed once the sandbox listens.
+   */
+  parentPid?: number;
 }
 
 /** A problem with the command line or with what it asks for: printed as the error and one hint line, exit 2. */
@@ -160,14 +165,28 @@ function readPem(value: string): string {
   }
 }
 
-/** Proves `--env-out` writable before anything starts: a sandbox that cannot tell its token must not run. */
+/**
+ * Proves `--env-out` writable before anything starts: a sandbox that cannot tell its token must not run. The file
+ * is replaced by a rename, so only a regular file (or nothing) may be there: never a directory or a device.
+ */
 function claimEnvOut(file: string): string {
-  rmSync(file, { force: true });
+  const cannot = (reason: string): CliProblem => new CliProblem(`--env-out: cannot write ${file} (${reason})`, false);
+  let existing: ReturnType<typeof lstatSync> | undefined;
+  try {
+    existing = lstatSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') throw cannot(code ?? String(error));
+  }
+  if (existing !== undefined && !existing.isFile() && !existing.isSymbolicLink()) throw cannot(existing.isDirectory() ? 'it is a directory' : 'it is not a regular file');
   const partial = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
   try {
     writeFileSync(partial, '', { mode: 0o600 });
+    // A file left by an earlier run must not be read as this run's token.
+    rmSync(file, { force: true });
   } catch (error) {
-    throw new CliProblem(`--env-out: cannot write ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`, false);
+    rmSync(partial, { force: true });
+    throw cannot((error as NodeJS.ErrnoException).code ?? String(error));
   }
   return partial;
 }
@@ -198,6 +217,7 @@ function startProblem(error: unknown, options: Options): CliProblem | null {
  * or at once for `--help`, `--version` and a problem.
  */
 export async function runSandboxCli(argv: readonly string[], io: SandboxCliIo = { name: 'card-api-sandbox' }): Promise<number> {
+  const parentAtStart = io.parentPid ?? process.ppid;
   const out = io.stdout ?? ((text: string) => void process.stdout.write(text));
   const err = io.stderr ?? ((text: string) => void process.stderr.write(text));
   const fail = (problem: CliProblem): number => {
@@ -295,28 +315,35 @@ export async function runSandboxCli(argv: readonly string[], io: SandboxCliIo = 
 
   return new Promise<number>((resolve) => {
     const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-    const parentAtStart = process.ppid;
-    // The parent (npx, a shell) is gone when this process is re-parented: stop rather than hold the port.
+    // The parent (npx, a shell) is gone when this process is re-parented: stop rather than hold the port. Checked
+    // now too: the parent may have gone while the sandbox was starting.
     const orphanCheck = setInterval(() => {
       if (process.ppid !== parentAtStart) stop('parent exited');
     }, 250);
     orphanCheck.unref();
     let stopping = false;
+    // The handlers stay until the sandbox has closed: one Ctrl-C under npx arrives twice (the terminal signals the
+    // whole foreground group, and npm forwards its own copy to its child), and a second signal with no handler
+    // would kill the process in the middle of closing. Signals while closing are ignored.
     function stop(reason: string): void {
       if (stopping) return;
       stopping = true;
       clearInterval(orphanCheck);
-      for (const signal of signals) process.off(signal, stop);
       err(`${io.name}: ${reason}, closing\n`);
+      const done = (code: number): void => {
+        for (const signal of signals) process.off(signal, stop);
+        resolve(code);
+      };
       running.close().then(
-        () => resolve(0),
+        () => done(0),
         (error: unknown) => {
           err(`${io.name}: error while closing: ${error instanceof Error ? error.message : String(error)}\n`);
-          resolve(2);
+          done(2);
         },
       );
     }
     for (const signal of signals) process.on(signal, stop);
     io.stop?.then(() => stop('stopped'));
+    if (process.ppid !== parentAtStart) stop('parent exited');
   });
 }

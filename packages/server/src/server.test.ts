@@ -5,7 +5,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Order } from '@card-api/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, cardApi, openapiYaml, routes, type AuthResult, type CardApiHandlers } from './index.js';
+import { ApiError, cardApi, cardApiServerOptions, openapiYaml, routes, type AuthResult, type CardApiHandlers } from './index.js';
 
 const CARD = '3f6c1a52-8d4e-4b7a-9c21-5e0f7d2b9a14';
 const order: Order = {
@@ -156,5 +156,25 @@ describe('@card-api/server over the spec', () => {
     expect(spec.text).toBe(openapiYaml);
     expect(spec.text).toMatch(/^openapi: 3\.1\.0\n/);
     expect((await call('GET', '/docs')).text).toContain('<title>Card Issuing Developer API</title>');
+  });
+});
+
+describe('@card-api/server in an app created as the README says', () => {
+  it('logs each request under the X-Request-Id its client sees', async () => {
+    const lines: Array<{ reqId?: string; msg?: string }> = [];
+    const logged = Fastify({ logger: { level: 'info', stream: { write: (line: string) => void lines.push(JSON.parse(line) as { reqId?: string; msg?: string }) } }, ...cardApiServerOptions() });
+    try {
+      await logged.register(cardApi, { prefix: '/api/v1', handlers, authenticate: (token) => (token === 'acme_sk_0123456789abcdef' ? auth : null) });
+      const root = await logged.listen({ port: 0, host: '127.0.0.1' });
+      const res = await fetch(`${root}/api/v1/cards/${CARD}`, { headers: { authorization: 'Bearer acme_sk_0123456789abcdef' } });
+      const id = res.headers.get('x-request-id');
+      expect(res.status).toBe(404);
+      expect(id).toMatch(/^req_[0-9a-f]{32}$/);
+      expect(((await res.json()) as { error: { request_id: string } }).error.request_id).toBe(id);
+      await expect.poll(() => lines.filter((line) => line.reqId === id).map((line) => line.msg)).toEqual(['incoming request', 'request completed']);
+      expect(lines.filter((line) => line.reqId !== undefined && line.reqId !== id)).toEqual([]);
+    } finally {
+      await logged.close();
+    }
   });
 });

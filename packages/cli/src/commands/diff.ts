@@ -5,6 +5,7 @@
  * (generators/diff) is loaded only when the command runs, like the other commands' generators.
  */
 import { Option, type Command } from 'commander';
+import { docPath } from '../../../../generators/core/assets.js';
 import type { FailOn, Format } from '../../../../generators/diff/index.js';
 
 const FORMATS: readonly Format[] = ['text', 'markdown', 'json', 'github', 'changelog'];
@@ -27,7 +28,7 @@ export function registerDiffCommand(program: Command): void {
     .addOption(new Option('--fail-on <level>', 'the lowest level that fails the check (exit 1)').choices(['breaking', 'warning']).default('breaking'))
     .option('--allow-remote-refs', 'fetch a side given as a URL and http(s) $refs (10 s and 32 MiB at most, redirects only within the same scheme)')
     .option('--allow-refs-outside <dir>', "let local $refs reach <dir> besides the spec's own folder (repeatable)", (dir: string, dirs: string[] = []) => [...dirs, dir])
-    .option('--overrides <file>', 'YAML file of acknowledged changes: { overrides: [{ id, at?, level: breaking|warning|info|ignore, reason }] } (see docs/diff-checks.md)')
+    .option('--overrides <file>', `YAML file of acknowledged changes: { overrides: [{ id, at?, level: breaking|warning|info|ignore, reason }] } (see ${docPath('docs/diff-checks.md')})`)
     .exitOverride((error) => {
       // A usage error exits 2: exit 1 means "a change reached --fail-on". Help and version exit 0 as usual.
       if (error.exitCode !== 0) process.exit(2);

@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import { importSandbox, SandboxMissingError, sandboxMissingMessage } from '../sandbox-package.js';
 import { UsageError } from '../errors.js';
+import { startParentPid } from '../parent.js';
 
 type SandboxCli = typeof import('@card-api/sandbox/cli');
 
@@ -32,6 +33,6 @@ export function registerSandboxCommand(program: Command): void {
         }
         throw new UsageError(sandboxMissingMessage(), { hint: false });
       }
-      process.exitCode = await cli.runSandboxCli(argv.map((a) => (a === '-h' ? '--help' : a)), { name: 'gen-card-api sandbox' });
+      process.exitCode = await cli.runSandboxCli(argv.map((a) => (a === '-h' ? '--help' : a)), { name: 'gen-card-api sandbox', parentPid: startParentPid() });
     });
 }

@@ -8,7 +8,6 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, isApiError } from './errors.js';
-import { newRequestId } from './server-options.js';
 
 /** A route as the fallbacks see it: a method and a full Fastify URL pattern (`/api/v1/cards/:uuid`). */
 export interface FallbackRoute {
@@ -35,9 +34,10 @@ function pattern(url: string): RegExp {
 
 /**
  * Builds the not-found and error handlers for the given routes. `requestId` names the request when no hook
- * has set `X-Request-Id` yet.
+ * has set `X-Request-Id` yet; by default it is Fastify's `request.id` (the `reqId` of the request's log lines),
+ * which is a `req_` id in an app created with `cardApiServerOptions()`.
  */
-export function createFallbacks(routes: readonly FallbackRoute[], requestId: (request: FastifyRequest) => string = () => newRequestId()): Fallbacks {
+export function createFallbacks(routes: readonly FallbackRoute[], requestId: (request: FastifyRequest) => string = (request) => request.id): Fallbacks {
   const compiled = routes.map((route) => ({ method: route.method.toUpperCase(), test: pattern(route.url) }));
   const allowedMethods = (path: string): string[] => {
     const methods = new Set<string>();

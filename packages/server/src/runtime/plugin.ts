@@ -13,7 +13,7 @@ import { registerDocs, type DocsOptions } from './docs.js';
 import { createFallbacks, type FallbackRoute } from './fallbacks.js';
 import { ApiError, errorBody, isApiError, type ErrorBody, type FieldErrors } from './errors.js';
 import { createMemoryRateLimiter, rateLimitHeaders, type RateLimiter } from './rate-limit.js';
-import { CARD_API_MAX_PARAM_LENGTH, newRequestId } from './server-options.js';
+import { CARD_API_MAX_PARAM_LENGTH, isCardApiRequestIdGenerator, newRequestId } from './server-options.js';
 import type { ApiDefinition, AuthResult, RouteDefinition } from './types.js';
 import { createSchemaValidators, splitCommaSeparated, toFieldErrors, type RequestPart } from './validation.js';
 
@@ -51,8 +51,13 @@ export interface CardApiOptions<Handlers = unknown, Auth extends AuthResult = Au
    * object costs neither. It still goes through Fastify's send and hooks.
    */
   responseValidation?: 'error' | 'log' | 'off';
-  /** The id sent as `X-Request-Id` and in every error body. Default `req_` + 32 random hex digits. */
-  requestId?: (request: FastifyRequest) => string;
+  /**
+   * Makes the id of each request this plugin serves: Fastify's `request.id` (the `reqId` of every log line of the
+   * request), sent as `X-Request-Id` and in every error body's `request_id`. Default: the app's own, when the app
+   * was created with `cardApiServerOptions()` (pass `requestId` there to choose the ids of the whole app), else
+   * `req_` + 32 random hex digits.
+   */
+  requestId?: () => string;
   /**
    * Answer unknown routes under the prefix, and known paths with a method they do not have, with 404
    * `api.not_found` and an `Allow` header when the path exists (D36). Default true.
@@ -149,7 +154,13 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
     // rather than three WeakMaps: a WeakMap set costs an ephemeron write barrier on every request.
     instance.decorateRequest(STATE, null);
     const stateOf = (request: FastifyRequest): RequestState | null => (request as unknown as Record<typeof STATE, RequestState | null>)[STATE];
-    const makeId = options.requestId ?? (() => newRequestId());
+    // One id per request: Fastify's request.id, which its logger binds as `reqId` before any hook runs, so only the
+    // generator can make it the X-Request-Id. An app created with cardApiServerOptions() already has one; otherwise
+    // this plugin's routes get theirs (setGenReqId is encapsulated: the rest of the app keeps its own ids).
+    const requestId = options.requestId;
+    if (requestId !== undefined) instance.setGenReqId(() => requestId());
+    // `genReqId` is Fastify's getter for the scope's generator (tested by Fastify, missing from its types).
+    else if (!isCardApiRequestIdGenerator((instance as unknown as { genReqId?: unknown }).genReqId)) instance.setGenReqId(() => newRequestId());
     const limits = options.rateLimit === false ? null : (options.rateLimit ?? {});
     const limiter = limits ? (limits.limiter ?? createMemoryRateLimiter({ ipPerMinute: limits.ipPerMinute, now: limits.now })) : null;
 
@@ -205,7 +216,7 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
 
     // A callback hook: it runs on every request and has nothing to await.
     instance.addHook('onRequest', (request, reply, done) => {
-      const id = makeId(request);
+      const id = request.id;
       (request as unknown as Record<typeof STATE, RequestState>)[STATE] = { requestId: id, route: undefined, auth: undefined };
       reply.header('x-request-id', id);
       done();
@@ -215,7 +226,7 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
     const docsOn = options.docs !== false;
     const known: FallbackRoute[] = api.routes.map((route) => ({ method: route.method, url: `${instance.prefix}${route.url}` }));
     if (docsOn) for (const url of ['/openapi.yaml', '/docs', '/docs/init.js', '/docs/:asset']) known.push({ method: 'GET', url: `${instance.prefix}${url}` });
-    const fallbacks = createFallbacks(known, (request) => stateOf(request)?.requestId ?? makeId(request));
+    const fallbacks = createFallbacks(known, (request) => stateOf(request)?.requestId ?? request.id);
     const notFoundOn = options.notFound !== false;
 
     // The app's router refuses a path parameter longer than its maxParamLength with Fastify's own 414 before

@@ -4,14 +4,15 @@
  * any plugin runs (the router cannot decode the URL, a path parameter is longer than the router allows, Node's
  * HTTP parser refuses the request), so Fastify answers them with its own body unless the app is told
  * otherwise; a plugin cannot change these app-level options. With them, every answer the server can shape has
- * the D2 body and an `X-Request-Id` (D36).
+ * the D2 body and an `X-Request-Id` (D36), and that id is Fastify's own request id: the `reqId` of every log
+ * line Fastify writes for the request, from "incoming request" on, so that the id a client quotes finds its lines.
  *
  * @example
  * const app = Fastify({ logger: true, ...cardApiServerOptions() });
  * await app.register(cardApi, { prefix: '/api/v1', handlers, authenticate });
  */
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, type ErrorBody } from './errors.js';
@@ -29,7 +30,7 @@ export function newRequestId(): string {
 }
 
 export interface CardApiServerOptionsInput {
-  /** The id of a request refused before routing; default {@link newRequestId}. */
+  /** Makes the id of every request (Fastify's `request.id`, `X-Request-Id`, `request_id`); default {@link newRequestId}. */
   requestId?: () => string;
   /** Longest path parameter; default {@link CARD_API_MAX_PARAM_LENGTH}. */
   maxParamLength?: number;
@@ -37,9 +38,18 @@ export interface CardApiServerOptionsInput {
 
 /** The subset of Fastify's server options that {@link cardApiServerOptions} returns. */
 export interface CardApiServerOptions {
+  genReqId: (req: IncomingMessage) => string;
   routerOptions: { maxParamLength: number };
   frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void;
   clientErrorHandler: (error: ConnectionError, socket: Socket) => void;
+}
+
+/** The request-id generators {@link cardApiServerOptions} made: an app using one needs no other in `cardApi`. */
+const serverIdGenerators = new WeakSet<(req: IncomingMessage) => string>();
+
+/** Whether `generator` (a Fastify instance's `genReqId`) is one that {@link cardApiServerOptions} made. */
+export function isCardApiRequestIdGenerator(generator: unknown): boolean {
+  return typeof generator === 'function' && serverIdGenerators.has(generator as (req: IncomingMessage) => string);
 }
 
 /** Status, code and message of an error raised by the router before any route ran. */
@@ -78,18 +88,22 @@ export function rawErrorResponse(status: number, body: ErrorBody): string {
 }
 
 /**
- * Fastify server options for an app serving `cardApi`: a router that accepts long path parameters (the schema
+ * Fastify server options for an app serving `cardApi`: `genReqId` so that Fastify's request id (the `reqId` of its
+ * log lines) is the `X-Request-Id` the client sees, a router that accepts long path parameters (the schema
  * refuses them with a 422 instead), `frameworkErrors` that answers a URL the router cannot decode with 404
  * `api.not_found` in the D2 shape, and a `clientErrorHandler` that answers what Node's parser refuses (oversized headers 431,
  * malformed requests 400) in the D2 shape with an `X-Request-Id`.
  */
 export function cardApiServerOptions(options: CardApiServerOptionsInput = {}): CardApiServerOptions {
   const makeId = options.requestId ?? newRequestId;
+  const genReqId = (): string => makeId();
+  serverIdGenerators.add(genReqId);
   return {
+    genReqId,
     routerOptions: { maxParamLength: options.maxParamLength ?? CARD_API_MAX_PARAM_LENGTH },
     frameworkErrors(error, request, reply) {
       const answer = frameworkErrorAnswer(error);
-      const id = makeId();
+      const id = request.id;
       if (answer.status >= 500) request.log.error({ err: error }, 'card-api: framework error');
       void reply.code(answer.status).header('x-request-id', id).send(errorBody(answer.code, answer.message, id, answer.fields));
     },
