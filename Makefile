@@ -21,9 +21,9 @@ generate:
 check:
 	npm run check
 
-# What CI runs: spec lint + typecheck, generated-output drift check, the spec diff against the release, the whole
-# vitest suite, and the packages built and proven as a stranger gets them through a real registry; side by side,
-# one line per phase that passes, ending on the total (scripts/test.ts).
+# What CI runs: spec lint, generated-output drift check, the spec diff against the release, the whole vitest suite
+# (its typecheck is tsc over the repository), and the packages built and proven as a stranger gets them through a
+# real registry; side by side, one line per check that passes, ending on the total (scripts/test.ts).
 test:
 	@npm run --silent test:all
 

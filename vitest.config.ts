@@ -29,7 +29,7 @@ export default defineConfig({
       tsconfig: './tsconfig.json',
     },
     // At least two files at once: vitest's default (one fewer than the CPUs) runs a 2-CPU machine's files one by
-    // one, while most of the slow ones wait on child processes (the CLI, tsc, a sandbox) rather than compute.
+    // one, and a file mostly runs one thing at a time (the CLI, tsc, a sandbox), so one CPU sat idle.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 20_000,
     hookTimeout: 60_000,
