@@ -133,8 +133,11 @@ async function runShell(script: string, cwd: string, env: NodeJS.ProcessEnv, onS
   const closed = once(bash, 'close');
   const [code, signal] = (await once(bash, 'exit')) as [number | null, NodeJS.Signals | null];
   // What the block's processes write after bash exits (a sandbox closing) comes until the last one holding the
-  // pipes is gone; a process that never goes is reported by expectCleanedUp, so this wait is bounded.
-  await Promise.race([closed, eventually(() => !groupAlive(pgid), 30_000)]);
+  // pipes is gone, and is read by the 'close' event. Bounded: a process that never goes holds the pipes forever,
+  // and expectCleanedUp reports it.
+  let bound: NodeJS.Timeout | undefined;
+  await Promise.race([closed, new Promise((resolve) => (bound = setTimeout(resolve, 30_000)))]);
+  clearTimeout(bound);
   return { code, signal, stdout, stderr, pgid };
 }
 
