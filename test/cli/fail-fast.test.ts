@@ -173,6 +173,27 @@ describe('never outliving the parent, even one that exits during startup', { tim
   });
 });
 
+describe('ready means it can be stopped', { timeout: 60_000 }, () => {
+  it('a signal sent the moment the token is read closes the sandbox cleanly (exit 0)', async () => {
+    // What a script does: wait for the token, then stop it. Were the handlers installed after the token was printed,
+    // the signal could meet the default action and kill the process on the spot (it did, about one run in two).
+    const port = await freePort();
+    const child = spawn(process.execPath, [GEN, 'sandbox', '--port', String(port)], { cwd: tmp.dir, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (child.pid !== undefined) started.add(child.pid);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      if (/^CARD_API_TOKEN=\S+$/m.test(stdout)) child.kill('SIGTERM');
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+    expect({ code, signal }, stderr).toEqual({ code: 0, signal: null });
+    expect(stderr).toContain('SIGTERM, closing');
+    expect(await listening(port)).toBe(false);
+  });
+});
+
 describe('one Ctrl-C under npx arrives twice: a second signal while closing does not cut the close short', { timeout: 60_000 }, () => {
   it('gen-card-api sandbox finishes the request in flight and exits 0', async () => {
     const port = await freePort();

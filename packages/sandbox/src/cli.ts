@@ -271,6 +271,43 @@ export async function runSandboxCli(argv: readonly string[], io: SandboxCliIo = 
     throw error;
   }
 
+  // From here a signal or the parent's exit closes the sandbox cleanly. Set up before anything says the sandbox is
+  // ready (the --env-out file, the printed token): a script that signals it as soon as it reads the token must not
+  // find the default action, which kills the process on the spot. The handlers stay until the sandbox has closed:
+  // one Ctrl-C under npx arrives twice (the terminal signals the whole foreground group, and npm forwards its own
+  // copy to its child), and a second signal with no handler would kill it in the middle of closing.
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  let stopping = false;
+  let resolveStopped!: (code: number) => void;
+  const stopped = new Promise<number>((resolve) => (resolveStopped = resolve));
+  // The parent (npx, a shell) is gone when this process is re-parented: stop rather than hold the port.
+  const orphanCheck = setInterval(() => {
+    if (process.ppid !== parentAtStart) stop('parent exited');
+  }, 250);
+  orphanCheck.unref();
+  const release = (): void => {
+    clearInterval(orphanCheck);
+    for (const signal of signals) process.off(signal, stop);
+  };
+  function stop(reason: string): void {
+    if (stopping) return;
+    stopping = true;
+    clearInterval(orphanCheck);
+    err(`${io.name}: ${reason}, closing\n`);
+    running.close().then(
+      () => {
+        release();
+        resolveStopped(0);
+      },
+      (error: unknown) => {
+        err(`${io.name}: error while closing: ${error instanceof Error ? error.message : String(error)}\n`);
+        release();
+        resolveStopped(2);
+      },
+    );
+  }
+  for (const signal of signals) process.on(signal, stop);
+
   let envLines: string;
   try {
     const extra: string[] = [];
@@ -293,7 +330,8 @@ export async function runSandboxCli(argv: readonly string[], io: SandboxCliIo = 
       err(`${io.name}: every event is signed and POSTed to ${running.webhook.url} (endpoint ${running.webhook.endpointId}, ${how})\n`);
     }
     envLines = [`CARD_API_BASE_URL=${running.baseUrl}`, `CARD_API_TOKEN=${running.token ?? ''}`, ...extra, ''].join('\n');
-    if (options.envOut !== undefined && partial !== undefined) {
+    // Stopped while it was getting ready (a signal at the await above): it never says it is ready.
+    if (!stopping && options.envOut !== undefined && partial !== undefined) {
       // Written whole, then renamed: a reader polling for the file never sees half of it.
       writeFileSync(partial, envLines, { mode: 0o600 });
       renameSync(partial, options.envOut);
@@ -301,49 +339,24 @@ export async function runSandboxCli(argv: readonly string[], io: SandboxCliIo = 
     }
   } catch (error) {
     removePartial();
+    release();
     await running.close();
     if (error instanceof CliProblem) return fail(error);
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== undefined && options.envOut !== undefined) return fail(new CliProblem(`--env-out: cannot write ${options.envOut} (${code})`, false));
     throw error;
   }
+  if (stopping) {
+    removePartial();
+    return stopped;
+  }
   out(envLines);
   const where = options.db === undefined ? 'in memory (state is lost on exit)' : `in ${options.db}`;
   const token = running.tokenMinted ? (options.db === undefined ? 'a new token' : 'a new token (stored in the file; printed again on restart)') : 'the stored token from the file';
   err(`${io.name}: listening on ${running.baseUrl} (docs ${running.baseUrl}/docs; control API ${running.origin}/sandbox/docs), state ${where}, ${token}; Ctrl-C to stop\n`);
   io.onListening?.(running);
-
-  return new Promise<number>((resolve) => {
-    const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-    // The parent (npx, a shell) is gone when this process is re-parented: stop rather than hold the port. Checked
-    // now too: the parent may have gone while the sandbox was starting.
-    const orphanCheck = setInterval(() => {
-      if (process.ppid !== parentAtStart) stop('parent exited');
-    }, 250);
-    orphanCheck.unref();
-    let stopping = false;
-    // The handlers stay until the sandbox has closed: one Ctrl-C under npx arrives twice (the terminal signals the
-    // whole foreground group, and npm forwards its own copy to its child), and a second signal with no handler
-    // would kill the process in the middle of closing. Signals while closing are ignored.
-    function stop(reason: string): void {
-      if (stopping) return;
-      stopping = true;
-      clearInterval(orphanCheck);
-      err(`${io.name}: ${reason}, closing\n`);
-      const done = (code: number): void => {
-        for (const signal of signals) process.off(signal, stop);
-        resolve(code);
-      };
-      running.close().then(
-        () => done(0),
-        (error: unknown) => {
-          err(`${io.name}: error while closing: ${error instanceof Error ? error.message : String(error)}\n`);
-          done(2);
-        },
-      );
-    }
-    for (const signal of signals) process.on(signal, stop);
-    io.stop?.then(() => stop('stopped'));
-    if (process.ppid !== parentAtStart) stop('parent exited');
-  });
+  io.stop?.then(() => stop('stopped'));
+  // The parent may have gone while the sandbox was starting.
+  if (process.ppid !== parentAtStart) stop('parent exited');
+  return stopped;
 }
