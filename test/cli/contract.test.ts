@@ -2,7 +2,7 @@
  * The one CLI contract (packages/cli/README.md, "Exit codes"), over every command the program has, nested ones
  * included, so a new command is held to it without anyone listing it here: `--help` exits 0; an unknown flag
  * exits 2 with the error and one hint line (at most 6 lines); a spec that does not exist exits 2. Runs `main` in
- * process (one module load for all cases); test/cli/process.test.ts runs the real bin for the same rules.
+ * process (one module load for all cases); test/generators/cli.test.ts and test/cli/fail-fast.test.ts run the real bin.
  */
 import { once } from 'node:events';
 import { createServer } from 'node:net';
