@@ -8,11 +8,11 @@ import { once } from 'node:events';
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { constructEvent } from '@card-api/webhooks';
 import { decryptCardSecrets } from '@card-api/webhooks/secrets';
+import { freePort } from '../helpers/processes.js';
 import { ROOT, tempDir } from '../helpers/spec.js';
 import { clientFor, issueBody, Recorder, validator } from './support.js';
 
@@ -22,16 +22,6 @@ let child: ChildProcessWithoutNullStreams | undefined;
 afterAll(() => {
   if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
-
-/** A port that was free a moment ago on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Resolves with stdout once it holds `count` complete lines; rejects if the process exits first. */
 function firstLines(proc: ChildProcessWithoutNullStreams, stderr: () => string, count = 2): Promise<string[]> {
