@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { SpecError, SpecErrors } from '../../../generators/model/errors.js';
-import { setInputPolicy } from '../../../generators/model/input-policy.js';
+import { applyInputFlags, withInputFlags, type InputFlags } from './input-flags.js';
 import type { GeneratedFile, Timings } from '../../../generators/index.js';
 import { registerCompletionCommand } from './commands/completion.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
@@ -38,10 +38,8 @@ export const VERSION: string = (createRequire(import.meta.url)('../package.json'
 
 export { UsageError };
 
-interface CommonOptions {
+interface CommonOptions extends InputFlags {
   spec?: string;
-  allowRemoteRefs?: boolean;
-  allowRefsOutside?: string[];
   out?: string;
   timings?: boolean;
 }
@@ -67,19 +65,19 @@ async function writeOut(outDir: string, files: GeneratedFile[]): Promise<void> {
  * an http(s) URL or `-` for stdin; with the flags that widen what the loader may read for it.
  */
 function withSpec(command: Command): Command {
-  return command
-    .argument('[spec]', 'OpenAPI 3.1 spec to read: a file, an http(s) URL or - for stdin (same as --spec; default: the bundled spec)')
-    .option('--spec <file|url|->', 'OpenAPI 3.1 spec to read (default: the bundled spec/openapi.yaml)')
-    .option('--allow-remote-refs', 'fetch a spec given as a URL and http(s) $refs (10 s and 32 MiB at most, redirects only within the same scheme)')
-    .option('--allow-refs-outside <dir>', "let local $refs reach <dir> besides the spec's own folder (repeatable)", (dir: string, dirs: string[] = []) => [...dirs, dir]);
+  return withInputFlags(
+    command
+      .argument('[spec]', 'OpenAPI 3.1 spec to read: a file, an http(s) URL or - for stdin (same as --spec; default: the bundled spec)')
+      .option('--spec <file|url|->', 'OpenAPI 3.1 spec to read (default: the bundled spec/openapi.yaml)'),
+  );
 }
 
-/** The spec a command reads; also sets what the loader may read for it (`--allow-remote-refs`, `--allow-refs-outside`). */
+/** The spec a command reads; also sets what the loader may read for it (input-flags.ts). */
 function resolveSpec(positional: string | undefined, opts: CommonOptions): string | undefined {
   if (positional !== undefined && opts.spec !== undefined && path.resolve(positional) !== path.resolve(opts.spec)) {
     throw new UsageError(`two specs given: ${positional} (argument) and ${opts.spec} (--spec); pass one`);
   }
-  setInputPolicy({ allowRemoteRefs: opts.allowRemoteRefs === true, allowRefsOutside: opts.allowRefsOutside ?? [] });
+  applyInputFlags(opts);
   return positional ?? opts.spec;
 }
 
