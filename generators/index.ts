@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { clientTarget } from './client/index.js';
+import type { OutputDir } from './core/files.js';
 import type { GeneratedFile, RenderOptions, Target } from './core/target.js';
 import { DEFAULT_SPEC, REPO_ROOT } from './core/assets.js';
 import { loadModel, type ApiModel } from './model/index.js';
@@ -13,7 +14,7 @@ import { typesTarget } from './types/index.js';
 import { webhooksTarget } from './webhooks/index.js';
 
 export { ASSET_ROOT, WORKSPACE_ROOT } from './core/assets.js';
-export { checkFiles, writeFiles, unifiedDiff, type CheckResult, type WriteResult } from './core/files.js';
+export { checkFiles, MANIFEST, OutputRefused, renderManifests, writeFiles, unifiedDiff, type CheckResult, type OutputDir, type WriteResult } from './core/files.js';
 export { CONTROL_SPEC, renderSandboxControl } from './sandbox-control/index.js';
 export { GENERATED_HEADER, GENERATED_PREFIX, generatedHeader, type GeneratedFile, type RenderOptions, type Target } from './core/target.js';
 export { formatLintReport, lintSpec, DEFAULT_SPEC, REPO_ROOT, type LintReport } from './lint/lint-spec.js';
@@ -60,7 +61,7 @@ export function findTarget(name: string): Target {
 export async function renderTargets(
   targets: readonly Target[],
   options: { spec?: string; render?: RenderOptions; timings?: Timings } = {},
-): Promise<{ model: ApiModel; files: GeneratedFile[] }> {
+): Promise<{ model: ApiModel; files: GeneratedFile[]; outputs: OutputDir[] }> {
   const model = await timed(options.timings, 'load spec + model', () => loadModel(options.spec ?? DEFAULT_SPEC));
   const own = new Map<string, Promise<ApiModel>>();
   const modelOf = (target: Target): Promise<ApiModel> => {
@@ -74,16 +75,14 @@ export async function renderTargets(
     return loaded;
   };
   const files: GeneratedFile[] = [];
+  const outputs: OutputDir[] = [];
   for (const target of targets) {
     const targetModel = await modelOf(target);
     files.push(...(await timed(options.timings, `render ${target.name}`, () => target.render(targetModel, options.render ?? { typesImport: 'package' }))));
+    // Each target owns its package's `src`, where its manifest lives (writeFiles).
+    outputs.push({ dir: path.posix.join(target.packageDir, 'src'), spec: targetModel.specName });
   }
-  return { model, files };
-}
-
-/** The folders `check` and `all` watch for orphans: each target's `src`. */
-export function targetDirs(targets: readonly Target[]): string[] {
-  return targets.map((t) => path.posix.join(t.packageDir, 'src'));
+  return { model, files, outputs };
 }
 
 export { REPO_ROOT as ROOT };

@@ -9,6 +9,7 @@ import { SpecErrors } from '../model/errors.js';
 import { assertOpenApi31, bundleSpec, displayPath, inputProblems, refProblemReason, SpecResolver } from '../model/load.js';
 import { getLineColLocation, lint, loadConfig } from '../model/redocly.js';
 import { DEFAULT_LINT_CONFIG, DEFAULT_SPEC } from '../core/assets.js';
+import { runtimeSchemaProblems } from './runtime-schemas.js';
 import { generatorProblems } from './spec-text.js';
 
 export { DEFAULT_LINT_CONFIG, DEFAULT_SPEC, REPO_ROOT } from '../core/assets.js';
@@ -83,6 +84,7 @@ export async function lintSpec(specPath: string = DEFAULT_SPEC, configPath: stri
   // Bundling rewrote the parsed documents in place: lint reads them afresh (from the same bytes).
   const problems = (await lint({ ref: absolute, config, externalRefResolver: resolver.fork() })).map(fromRedocly);
   problems.push(...generatorProblems(absolute, relative(absolute), document));
+  problems.push(...runtimeSchemaProblems(relative(absolute), document));
 
   // The independent validators only run on a document that Redocly could bundle without errors.
   if (!problems.some((p) => p.severity === 'error')) {

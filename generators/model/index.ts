@@ -4,3 +4,4 @@ export { DEFAULT_LIMITS, inputPolicy, setInputPolicy, STDIN, type InputLimits, t
 export { SpecError, SpecErrors, pointer } from './errors.js';
 export { compareStrings, sortBy, sortedEntries } from './sort.js';
 export type * from './model.js';
+export { patternProblem, schemaRuntimeReport, type SchemaRuntimeReport } from './schema-runtime.js';

@@ -24,6 +24,12 @@ export interface InputPolicy {
   allowRemoteRefs: boolean;
   /** Folders (absolute) besides the root document's that local `$ref`s may reach. */
   allowRefsOutside: readonly string[];
+  /**
+   * Files (absolute) that a local `$ref` may reach although they are not YAML or JSON documents by name: a dotfile,
+   * a file under a dot-folder, a file whose extension is not `.yaml`, `.yml` or `.json`, or one with none. They
+   * still have to lie inside an allowed folder.
+   */
+  allowRefFiles: readonly string[];
   limits: InputLimits;
 }
 
@@ -50,20 +56,21 @@ export function isRemote(ref: string): boolean {
   return /^https?:\/\//i.test(ref);
 }
 
-let processPolicy: InputPolicy = { allowRemoteRefs: false, allowRefsOutside: [], limits: DEFAULT_LIMITS };
+let processPolicy: InputPolicy = { allowRemoteRefs: false, allowRefsOutside: [], allowRefFiles: [], limits: DEFAULT_LIMITS };
 
 /** The process's policy (see {@link setInputPolicy}) with `overrides` applied. */
 export function inputPolicy(overrides: InputPolicyOptions = {}): InputPolicy {
   return {
     allowRemoteRefs: overrides.allowRemoteRefs ?? processPolicy.allowRemoteRefs,
     allowRefsOutside: (overrides.allowRefsOutside ?? processPolicy.allowRefsOutside).map((dir) => path.resolve(dir)),
+    allowRefFiles: (overrides.allowRefFiles ?? processPolicy.allowRefFiles).map((file) => path.resolve(file)),
     limits: { ...processPolicy.limits, ...overrides.limits },
   };
 }
 
 /**
  * Sets the policy of every later load in this process that passes none of its own: the CLI calls it once, from
- * `--allow-remote-refs` and `--allow-refs-outside <dir>`.
+ * `--allow-remote-refs`, `--allow-refs-outside <dir>` and `--allow-ref-file <file>`.
  */
 export function setInputPolicy(policy: InputPolicyOptions): void {
   processPolicy = inputPolicy(policy);

@@ -7,7 +7,12 @@
  * `verify`) goes through the {@link SpecResolver} here, Redocly's resolver with a policy:
  * - the spec is a path, an http(s) URL (only with `allowRemoteRefs`) or `-` for stdin;
  * - a local `$ref` resolves only inside the root document's folder (symlinks followed, so they cannot lead out),
- *   or inside a folder the caller allows; never to a device, a FIFO or anything but a regular file;
+ *   or inside a folder the caller allows; never to a device, a FIFO or anything but a regular file; a spec read
+ *   from stdin has no folder, so it resolves local `$ref`s only inside the folders the caller allows;
+ * - a local `$ref` target is a YAML or JSON document by name ({@link refFileProblem}): no dotfile (`.env`), nothing
+ *   under a dot-folder (`.git/`, `.ssh/`), no other extension (`notes.txt`) and no file without one, unless the
+ *   caller allows that file by name (`--allow-ref-file`). Redocly would inline any other file as a string;
+ *   that is how a `.env` beside a spec ended up in `bundle`'s output and the generated server's `spec.gen.ts`;
  * - a remote `$ref` (or a spec given as a URL) is fetched only with `allowRemoteRefs`, with a timeout and a size
  *   cap, following redirects only within the same scheme;
  * - the bytes read, the nesting depth and the nodes YAML aliases add are bounded ({@link DEFAULT_LIMITS}).
@@ -84,6 +89,26 @@ class Budget {
 function inside(dir: string, file: string): boolean {
   const rel = path.relative(dir, file);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** The extensions of a document a local `$ref` may name without `--allow-ref-file`. */
+export const REF_DOCUMENT_EXTENSIONS: readonly string[] = ['.yaml', '.yml', '.json'];
+
+/**
+ * Why a local `$ref` target is not a YAML or JSON document by its name, or null. `rel` is its path relative to the
+ * allowed folder that holds it: the folders above that one are the user's (a spec may live under `~/.config/`).
+ * A file without an extension is refused too: `credentials`, `id_rsa` and `secrets` have none.
+ */
+export function refFileProblem(rel: string): string | null {
+  const segments = rel.split(/[\\/]/).filter((s) => s !== '');
+  const name = segments.pop() ?? '';
+  const dotFolder = segments.find((s) => s.startsWith('.'));
+  if (dotFolder !== undefined) return `is under the dot-folder ${dotFolder}${path.sep}`;
+  if (name.startsWith('.')) return 'is a dotfile';
+  const ext = path.extname(name).toLowerCase();
+  if (ext === '') return 'has no extension';
+  if (!REF_DOCUMENT_EXTENSIONS.includes(ext)) return `is a ${ext} file`;
+  return null;
 }
 
 /** A refusal or a failed read: the resolver throws it; Redocly turns it into an unresolved-ref problem at the `$ref`. */
@@ -420,10 +445,20 @@ export class SpecResolver extends BaseResolver {
    */
   #allowedFolders(): Promise<Array<{ lexical: string; real: string }>> {
     const own = inside(OWN_SPECS, this.root) ? [OWN_SPECS] : [];
+    // Stdin has no folder: the working directory is wherever the user happens to be, often beside a `.env`.
+    const rootFolder = this.#spec === STDIN ? [] : [path.dirname(this.root)];
     this.#folders ??= Promise.all(
-      [path.dirname(this.root), ...this.policy.allowRefsOutside, ...own].map(async (lexical) => ({ lexical, real: await realpath(lexical).catch(() => lexical) })),
+      [...rootFolder, ...this.policy.allowRefsOutside, ...own].map(async (lexical) => ({ lexical, real: await realpath(lexical).catch(() => lexical) })),
     );
     return this.#folders;
+  }
+
+  /** Whether the policy allows this file by name (`--allow-ref-file`), as written or through its real path. */
+  async #allowedByName(file: string, real: string): Promise<boolean> {
+    for (const allowed of this.policy.allowRefFiles) {
+      if (allowed === file || allowed === real || (await realpath(allowed).catch(() => allowed)) === real) return true;
+    }
+    return false;
   }
 
   /** The real path of a local `$ref` target, once it is known to stay inside an allowed folder; refuses it otherwise. */
@@ -431,9 +466,11 @@ export class SpecResolver extends BaseResolver {
     const name = displayPath(file);
     if (isRemote(this.root)) throw fail(`${name} is a local file referenced from a remote document`, 'refused');
     const folders = await this.#allowedFolders();
+    if (folders.length === 0) throw fail(`${name}: a spec read from stdin resolves no local $ref (--allow-refs-outside <dir> lets it read <dir>)`, 'refused');
     const where = `${displayPath(folders[0]!.lexical) || '.'}${path.sep}`;
     const widen = this.policy.allowRefsOutside.length === 0 ? ' (--allow-refs-outside <dir> allows another)' : '';
-    if (!folders.some((f) => inside(f.lexical, file))) throw fail(`${name} is outside the spec's folder ${where}: local $refs stay inside it${widen}`, 'refused');
+    const lexicalFolder = folders.find((f) => inside(f.lexical, file));
+    if (!lexicalFolder) throw fail(`${name} is outside the spec's folder ${where}: local $refs stay inside it${widen}`, 'refused');
     let real: string;
     try {
       real = await realpath(file);
@@ -441,8 +478,15 @@ export class SpecResolver extends BaseResolver {
       const code = (error as NodeJS.ErrnoException).code;
       throw fail(code === 'ENOENT' ? `${name} does not exist` : `cannot read ${name} (${code ?? String(error)})`, code === 'ENOENT' ? 'missing' : 'unreadable');
     }
-    if (!folders.some((f) => inside(f.real, real))) throw fail(`${name} leads through a symlink to ${real}, outside the spec's folder ${where}${widen}`, 'refused');
+    const realFolder = folders.find((f) => inside(f.real, real));
+    if (!realFolder) throw fail(`${name} leads through a symlink to ${real}, outside the spec's folder ${where}${widen}`, 'refused');
     if (['/proc', '/sys', '/dev'].some((system) => inside(system, real))) throw fail(`${name} is a system file (${real})`, 'refused');
+    // By name, both as written and where a symlink leads: `notes.yaml -> .env` is the `.env`.
+    const problem = refFileProblem(path.relative(lexicalFolder.lexical, file)) ?? refFileProblem(path.relative(realFolder.real, real));
+    if (problem !== null && !(await this.#allowedByName(file, real))) {
+      const shown = real === file ? '' : ` (it leads to ${displayPath(real)})`;
+      throw fail(`${name}${shown} ${problem}: a $ref target is a .yaml, .yml or .json document (--allow-ref-file ${name} allows this one)`, 'refused');
+    }
     return real;
   }
 }

@@ -3,7 +3,8 @@
  * the spec's component schemas are shared by all routes.
  */
 import { generatedHeader, type RenderOptions } from '../core/target.js';
-import { SpecError, type ApiModel } from '../model/index.js';
+import { schemaRuntimeReport, SpecError, SpecErrors, type ApiModel } from '../model/index.js';
+import { displayPath } from '../model/load.js';
 
 /** Default `$id` of the shared schema set; routes refer to `card-api.json#/$defs/<Name>`. */
 export const SCHEMA_ID = 'card-api.json';
@@ -21,6 +22,8 @@ export interface ServerContext {
   schemaId: string;
   /** Line 1 of every file rendered: the generated-file header naming the document. */
   header: string;
+  /** Formats the schemas use that the runtime's ajv-formats does not define: registered as no-ops (model/schema-runtime.ts). */
+  customFormats: string[];
 }
 
 /** How a second API served on the same runtime (the sandbox's control API) differs from the default. */
@@ -33,7 +36,11 @@ export interface ServerContextOverrides {
 
 /** Resolves the options once, as openapi-typescript's GlobalContext does. */
 export function createContext(model: ApiModel, options: RenderOptions, overrides: ServerContextOverrides = {}): ServerContext {
+  // A pattern the runtime cannot compile would fail the server at start: refused here, as lint reports it.
+  const runtime = schemaRuntimeReport(model.document);
+  if (runtime.patternProblems.length > 0) throw new SpecErrors(runtime.patternProblems.map((p) => new SpecError(displayPath(model.specFile), p.pointer, p.reason)));
   return {
+    customFormats: runtime.unknownFormats,
     model,
     options,
     typesModule: options.typesImport === 'local' ? './types.gen.js' : '@card-api/types',

@@ -17,7 +17,9 @@ export function renderPluginFile(ctx: ServerContext): string {
       namedImports: [{ name: 'AuthResult', isTypeOnly: true }, { name: 'CardApiOptions', isTypeOnly: true }, { name: 'createCardApiPlugin' }],
     },
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: './spec.gen.js', namedImports: [{ name: 'docsOutline' }, { name: 'openapiYaml' }] },
-    `\nconst plugin = createCardApiPlugin({ title: ${stringLiteral(ctx.model.title)}, routes, schemas: [componentSchemas], openapiYaml, outline: docsOutline });`,
+    `\nconst plugin = createCardApiPlugin({ title: ${stringLiteral(ctx.model.title)}, routes, schemas: [componentSchemas], openapiYaml, outline: docsOutline${
+      ctx.customFormats.length > 0 ? `, formats: [${ctx.customFormats.map((f) => stringLiteral(f)).join(', ')}]` : ''
+    } });`,
     {
       kind: StructureKind.TypeAlias,
       name: 'CardApiPlugin',

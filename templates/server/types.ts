@@ -47,6 +47,11 @@ export interface ApiDefinition {
   readonly openapiYaml: string;
   /** The spec's outline, rendered into `<prefix>/docs` before its script runs (generated; absent: an empty page until then). */
   readonly outline?: DocsOutline | undefined;
+  /**
+   * Formats the spec uses that ajv-formats does not define (`iban`): each is accepted without a check, a documented
+   * no-op, so that Ajv's strict mode builds the schemas. Validate such a value in the handler if it matters.
+   */
+  readonly formats?: readonly string[] | undefined;
 }
 
 export type WorkspaceStatus = 'active' | 'frozen' | 'deleted';

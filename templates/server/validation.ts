@@ -79,19 +79,24 @@ function dateTimeFormat(): FormatDefinition<string> {
   return { ...full, validate: (s: string) => isCanonicalUtcDateTime(s) || validate(s) };
 }
 
-function instance(options: Options, schemas: readonly JsonSchema[]): Ajv2020 {
+function instance(options: Options, schemas: readonly JsonSchema[], custom: readonly string[]): Ajv2020 {
   const ajv = new Ajv2020({ ...COMMON, ...options });
   formats.default(ajv);
   ajv.addFormat('date-time', dateTimeFormat());
+  // `true`: Ajv's "known, always valid" (ApiDefinition.formats).
+  for (const name of custom) ajv.addFormat(name, true);
   for (const schema of schemas) ajv.addSchema(schema as Record<string, unknown>);
   return ajv;
 }
 
-/** Builds the three Ajv instances over the shared component schemas and caches compiled validators. */
-export function createSchemaValidators(schemas: readonly JsonSchema[]): SchemaValidators {
-  const coercing = instance({ coerceTypes: 'array', useDefaults: true }, schemas);
-  const body = instance({ coerceTypes: false, useDefaults: false }, schemas);
-  const response = instance({ coerceTypes: false, useDefaults: false }, schemas);
+/**
+ * Builds the three Ajv instances over the shared component schemas and caches compiled validators. `customFormats`
+ * are the spec's formats that ajv-formats does not define, accepted without a check (ApiDefinition.formats).
+ */
+export function createSchemaValidators(schemas: readonly JsonSchema[], customFormats: readonly string[] = []): SchemaValidators {
+  const coercing = instance({ coerceTypes: 'array', useDefaults: true }, schemas, customFormats);
+  const body = instance({ coerceTypes: false, useDefaults: false }, schemas, customFormats);
+  const response = instance({ coerceTypes: false, useDefaults: false }, schemas, customFormats);
   return {
     request(schema, part, options = {}) {
       const validate = (part === 'body' ? body : coercing).compile(schema as Record<string, unknown>);

@@ -10,14 +10,17 @@
  * TypeScript program and imported in one child process, the two running side by side.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
+import Fastify from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { lintSpec } from '../../generators/lint/lint-spec.js';
-import { loadSpec, SpecError, SpecErrors, type ApiModel } from '../../generators/model/index.js';
+import { loadSpec, patternProblem, schemaRuntimeReport, SpecError, SpecErrors, type ApiModel } from '../../generators/model/index.js';
 import { enumValuesName, GENERATED_NAMES, isWellFormed, GLOBALS_USED, OPENAPI_TYPESCRIPT_NAMES, queryTypeName, resourceClassName, runtimeExports, SCAFFOLD_NAMES } from '../../generators/model/names.js';
 import { wellFormedText } from '../helpers/hostile-payloads.js';
 import {
@@ -39,7 +42,7 @@ import {
   typecheck,
   withText,
 } from '../helpers/hostile-spec.js';
-import { ROOT, SPEC_PATH, tempDir } from '../helpers/spec.js';
+import { ROOT, SPEC_PATH, tempDir, writeSpecCopy } from '../helpers/spec.js';
 
 const run = promisify(execFile);
 const BIN = path.join(ROOT, 'packages/cli/bin/gen-card-api.js');
@@ -323,5 +326,107 @@ describe('through the loader and the CLI', () => {
     for (const word of ['title', 'version', 'tags', 'scopes', 'summaries', 'descriptions', 'enum values', 'x-enumDescriptions', 'property name', 'path key', 'path parameter name', 'x-client.resource', 'x-client.method', 'x-client.waiter', 'schema name', 'webhook name', 'example']) {
       expect(fields).toContain(word);
     }
+  });
+});
+
+/**
+ * Issue 31: a generated server that can start. A `format` ajv-formats does not define is registered as a no-op
+ * (the server starts and validates everything else), and a `pattern` the runtime cannot compile is refused at
+ * generation time by `server`, `all` and `check`, and reported by lint, through one function
+ * (model/schema-runtime.ts).
+ */
+describe('the generated server can start', () => {
+  const copy = (name: string, edit: (doc: any) => void): string => {
+    const dir = path.join(tmp.dir, name);
+    mkdirSync(dir, { recursive: true });
+    return writeSpecCopy(dir, edit);
+  };
+
+  it('format: iban generates a server that starts on loopback and validates a request', async () => {
+    const spec = copy('iban', (d) => {
+      d.components.schemas.CreateCardRequest.properties.payout_iban = { type: 'string', format: 'iban', maxLength: 34 };
+      d.components.schemas.Card.properties.iban = { type: ['string', 'null'], format: 'iban' };
+    });
+    const out = path.join(tmp.dir, 'iban', 'out');
+    await run(process.execPath, [BIN, 'server', spec, '--out', out], { cwd: ROOT });
+    const src = path.join(out, 'packages/server/src');
+    expect(readFileSync(path.join(src, 'plugin.gen.ts'), 'utf8')).toContain("formats: ['iban']");
+    const server = (await import(pathToFileURL(path.join(src, 'index.ts')).href)) as typeof import('../../packages/server/src/index.js');
+    // Without the registration Ajv's strict mode refuses the schema: the no-op is what lets the server start.
+    expect(() => server.createSchemaValidators([]).request({ type: 'string', format: 'iban' }, 'body')).toThrow(/unknown format "iban"/);
+
+    const seen: unknown[] = [];
+    const handlers: Record<string, unknown> = {};
+    for (const route of server.routes) handlers[route.operationId] = () => Promise.reject(new server.ApiError(501, 'api.not_implemented', 'not here'));
+    handlers['createCard'] = ({ body }: { body: unknown }) => {
+      seen.push(body);
+      return { status: 202, body: { data: { uuid: '9b2e4c71-3a5d-4f86-b0c9-2d7e1f4a6b35', type: 'issue_card', status: 'pending', related_card_uuid: null, held_amount: '10.00', currency: 'USD', created_at: '2026-11-20T10:00:00Z', failure_reason: null } } };
+    };
+    const app = Fastify();
+    const auth = { workspace: { id: 1, status: 'active' }, abilities: ['cards.write'], ipAllowlist: [] };
+    await app.register(server.cardApi as never, { prefix: '/api/v1', handlers, authenticate: () => auth } as never);
+    const base = `${await app.listen({ host: '127.0.0.1', port: 0 })}/api/v1`;
+    try {
+      const post = (body: object) => fetch(`${base}/cards`, { method: 'POST', headers: { authorization: 'Bearer t', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const valid = { card_product_id: 2, initial_topup_amount: '10.00', cardholder_first_name: 'Ada', cardholder_last_name: 'Lovelace' };
+      const accepted = await post({ ...valid, payout_iban: 'DE89 3704 0044 0532 0130 00' });
+      expect(accepted.status, await accepted.clone().text()).toBe(202);
+      expect(seen).toEqual([{ ...valid, payout_iban: 'DE89 3704 0044 0532 0130 00' }]);
+      // The rest of the schema still holds around the no-op format.
+      const refused = await post({ ...valid, payout_iban: 'X'.repeat(35) });
+      expect(refused.status).toBe(422);
+      expect(((await refused.json()) as { error: { errors: Record<string, string[]> } }).error.errors).toHaveProperty('payout_iban');
+      expect(seen).toHaveLength(1);
+    } finally {
+      await app.close();
+    }
+  }, 180_000);
+
+  it('refuses a pattern the runtime cannot compile: server, all and check exit 2 with file, pointer and reason; lint says the same', async () => {
+    const spec = copy('pattern', (d) => {
+      d.components.schemas.CreateCardRequest.properties.purpose.pattern = '[\\w-.]+';
+    });
+    const pointer = '#/components/schemas/CreateCardRequest/properties/purpose/pattern';
+    const runs = await Promise.all(
+      [
+        ['server', spec, '--out', path.join(tmp.dir, 'pattern', 'server')],
+        ['all', spec, '--out', path.join(tmp.dir, 'pattern', 'all')],
+        ['check', spec],
+      ].map((args) => run(process.execPath, [BIN, ...args], { cwd: ROOT }).then(() => ({ code: 0, stderr: 'accepted' }), (e: { code: number; stderr: string }) => e)),
+    );
+    for (const result of runs) {
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`openapi.yaml ${pointer}: the pattern "[\\\\w-.]+" does not compile as the generated server compiles it (a JavaScript RegExp with the u flag, as Ajv does)`);
+    }
+    expect(existsSync(path.join(tmp.dir, 'pattern', 'server'))).toBe(false);
+    const report = await lintSpec(spec);
+    const ours = report.problems.find((p) => p.rule === 'server-runtime');
+    expect(ours).toMatchObject({ severity: 'error', pointer });
+    expect(ours!.message).toBe(patternProblem('[\\w-.]+'));
+  }, 180_000);
+
+  it('fast-check: a pattern is refused exactly when Ajv, as the runtime configures it, cannot compile it', () => {
+    const ajv = new Ajv2020({ strict: true, allErrors: true });
+    const unit = fc.constantFrom(...'[]{}()\\-.w*+?^$|u0123ap/'.split(''), '\\u{1F600}', '\\p{L}', '(?<n>', '\\k<n>');
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 12 }), (pattern) => {
+        let compiles = true;
+        try {
+          ajv.compile({ type: 'string', pattern });
+        } catch {
+          compiles = false;
+        }
+        expect(patternProblem(pattern) === null, pattern).toBe(compiles);
+        expect(schemaRuntimeReport({ components: { schemas: { S: { type: 'string', pattern } } } }).patternProblems.length === 0, pattern).toBe(compiles);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('collects the formats ajv-formats does not define, and ignores those in examples and x- data', () => {
+    const report = schemaRuntimeReport({
+      components: { schemas: { A: { type: 'object', properties: { a: { type: 'string', format: 'iban' }, b: { type: 'string', format: 'uuid' }, c: { type: 'string', format: 'bic' } }, example: { format: 'not-a-schema' }, 'x-data': { format: 'nor-this' } } } },
+    });
+    expect(report.unknownFormats).toEqual(['bic', 'iban']);
   });
 });

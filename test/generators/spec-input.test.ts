@@ -9,6 +9,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lintSpec } from '../../generators/lint/lint-spec.js';
 import { inputPolicy, loadSpec, SpecError, SpecErrors, type InputPolicy } from '../../generators/model/index.js';
@@ -275,13 +276,53 @@ describe('the CLI', () => {
     }
   }, 60_000);
 
-  it('reads a spec from stdin (-), its relative refs against the working directory', async () => {
+  it('reads a spec from stdin (-): no local $ref without --allow-refs-outside, relative to the working directory with it', async () => {
     const { dir } = specFile('');
     writeFileSync(path.join(dir, 'part.yaml'), 'from: stdin\n');
-    const run = await cli(['bundle', '-', '--format', 'json'], { cwd: dir, input: withInfo('  x-part:\n    $ref: ./part.yaml\n') });
-    expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout).info['x-part']).toEqual({ from: 'stdin' });
+    const input = withInfo('  x-part:\n    $ref: ./part.yaml\n');
+    const [refused, allowed] = await Promise.all([cli(['bundle', '-'], { cwd: dir, input }), cli(['bundle', '-', '--format', 'json', '--allow-refs-outside', '.'], { cwd: dir, input })]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^error <stdin> #\/info\/x-part: \$ref "\.\/part\.yaml" .* is refused: part\.yaml: a spec read from stdin resolves no local \$ref \(--allow-refs-outside <dir>/m);
+    expect(refused.stdout).toBe('');
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(JSON.parse(allowed.stdout).info['x-part']).toEqual({ from: 'stdin' });
   }, 60_000);
+
+  /**
+   * The bar of issue 31: a spec beside a project's `.env` and a `notes.txt` that `$ref`s both. Every command that
+   * loads a spec refuses it (exit 2, file, pointer, reason), and neither secret reaches stdout, stderr or a file.
+   */
+  it('every command that loads a spec refuses $refs to a .env and a .txt beside it, and no secret reaches any output', async () => {
+    const { file, dir } = specFile(realWithInfo('  x-env:\n    $ref: .env\n  x-notes:\n    $ref: notes.txt\n'));
+    writeFileSync(path.join(dir, '.env'), 'CARD_API_TOKEN=ENV-SECRET-31\n');
+    writeFileSync(path.join(dir, 'notes.txt'), 'TXT-SECRET-31\n');
+    const out = (name: string) => path.join(dir, `out-${name}`);
+    const commands: Array<[string, string[]]> = [
+      ['bundle', ['bundle', file]],
+      ['bundle -o', ['bundle', file, '-o', path.join(out('bundle'), 'bundled.yaml')]],
+      ['client', ['client', file, '--out', out('client')]],
+      ['types', ['types', file, '--out', out('types')]],
+      ['server', ['server', file, '--out', out('server')]],
+      ['webhooks', ['webhooks', file, '--out', out('webhooks')]],
+      ['all', ['all', file, '--out', out('all')]],
+      ['check', ['check', file]],
+      ['lint', ['lint', file]],
+      ['diff', ['diff', SPEC_PATH, file]],
+    ];
+    mkdirSync(out('bundle'));
+    const runs = await Promise.all(commands.map(([, args]) => cli(args, { cwd: ROOT })));
+    for (const [i, [name]] of commands.entries()) {
+      const run = runs[i]!;
+      expect(run.code, `${name}: ${run.stderr}`).toBe(2);
+      expect(run.stderr, name).toMatch(/openapi\.yaml #\/info\/x-env: \$ref "\.env" .* is refused: \S*\.env is a dotfile: a \$ref target is a \.yaml, \.yml or \.json document \(--allow-ref-file \S*\.env allows this one\)/);
+      expect(run.stderr, name).toMatch(/openapi\.yaml #\/info\/x-notes: \$ref "notes\.txt" .* is refused: \S*notes\.txt is a \.txt file/);
+      expect(`${run.stdout}${run.stderr}`, name).not.toMatch(/ENV-SECRET-31|TXT-SECRET-31/);
+    }
+    // Nothing written anywhere: no file under any --out holds a secret (there is no file at all).
+    const written = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.startsWith('out-'));
+    expect(written.filter((f) => !['out-bundle'].includes(f))).toEqual([]);
+    expect(readdirSync(out('bundle'))).toEqual([]);
+  }, 180_000);
 
   it('refuses a URL without --allow-remote-refs (exit 2), reads it with the flag', async () => {
     const server = createServer((_req, res) => res.writeHead(200).end(MINIMAL));
@@ -298,4 +339,84 @@ describe('the CLI', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   }, 60_000);
+});
+
+/** Issue 31: what a local `$ref` may name. The loader and lint refuse the same way (see `refusal`). */
+describe('a local $ref target is a YAML or JSON document', () => {
+  it.each([
+    ['a dotfile', '.env', 'TOKEN=s3cret\n', /\.env is a dotfile: a \$ref target is a \.yaml, \.yml or \.json document \(--allow-ref-file \S*\.env allows this one\)$/],
+    ['a .txt file', 'notes.txt', 's3cret\n', /notes\.txt is a \.txt file/],
+    ['a file without an extension', 'credentials', 's3cret\n', /credentials has no extension/],
+    ['a YAML file under a dot-folder', '.config/app.yaml', 'token: s3cret\n', /\.config\/app\.yaml is under the dot-folder \.config\//],
+    ['a dot-YAML file', '.secrets.yaml', 'token: s3cret\n', /\.secrets\.yaml is a dotfile/],
+  ])('refuses %s with file, pointer and reason', async (_, name, contents, reason) => {
+    const { file, dir } = specFile(withInfo(`  x-leak:\n    $ref: ${JSON.stringify(name)}\n`));
+    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    writeFileSync(path.join(dir, name), contents);
+    const error = await refusal(file);
+    expect(error.file).toMatch(/openapi\.yaml$/);
+    expect(error.pointer).toBe('#/info/x-leak');
+    expect(error.reason).toMatch(reason);
+  });
+
+  it('refuses a .yaml symlink that leads to a .env in the same folder', async () => {
+    const { file, dir } = specFile(withInfo('  x-leak:\n    $ref: ./innocent.yaml\n'));
+    writeFileSync(path.join(dir, '.env'), 'TOKEN=s3cret\n');
+    symlinkSync(path.join(dir, '.env'), path.join(dir, 'innocent.yaml'));
+    expect((await refusal(file)).reason).toMatch(/innocent\.yaml \(it leads to \S*\.env\) is a dotfile/);
+  });
+
+  it('reads a file --allow-ref-file names (inlined as text, as Redocly does), and only that one', async () => {
+    const { file, dir } = specFile(withInfo('  description:\n    $ref: ./intro.md\n  x-other:\n    $ref: ./other.md\n'));
+    writeFileSync(path.join(dir, 'intro.md'), '# Intro\n');
+    writeFileSync(path.join(dir, 'other.md'), '# Other\n');
+    const error = await rejection(loadSpec(file, { cache: false, policy: policy({ allowRefFiles: [path.join(dir, 'intro.md')] }) }));
+    expect(error.pointer).toBe('#/info/x-other');
+    const both = await loadSpec(file, { cache: false, policy: policy({ allowRefFiles: [path.join(dir, 'intro.md'), path.join(dir, 'other.md')] }) });
+    expect(both.document.info).toMatchObject({ description: '# Intro\n', 'x-other': '# Other\n' });
+  });
+
+  it('still refuses an allowed file outside the folder: --allow-ref-file lifts the name rule only', async () => {
+    const { file, dir } = specFile(withInfo('  x-leak:\n    $ref: ../notes.txt\n'), 'spec');
+    writeFileSync(path.join(dir, 'notes.txt'), 's3cret\n');
+    const error = await rejection(loadSpec(file, { cache: false, policy: policy({ allowRefFiles: [path.join(dir, 'notes.txt')] }) }));
+    expect(error.reason).toMatch(/notes\.txt is outside the spec's folder/);
+  });
+
+  it('reports a .yaml target that is not YAML at its $ref, with the file and the parser\'s reason', async () => {
+    const { file, dir } = specFile(withInfo('  x-broken:\n    $ref: ./broken.yaml\n'));
+    writeFileSync(path.join(dir, 'broken.yaml'), 'a: [unclosed\n');
+    const error = await rejection(loadSpec(file, { cache: false }));
+    expect(error.message).toMatch(/broken\.yaml/);
+    expect(error.reason.length).toBeGreaterThan(0);
+  });
+
+  /** Any file name: its secret is inlined exactly when the name is a .yaml/.yml/.json document outside dot-folders. */
+  it('fast-check: arbitrary file names, read exactly when they name a YAML or JSON document', async () => {
+    const segment = fc.stringMatching(/^[A-Za-z0-9._-]{1,12}$/).filter((s) => s !== '.' && s !== '..');
+    const ext = fc.constantFrom('', '.yaml', '.yml', '.json', '.YAML', '.txt', '.env', '.md', '.yaml.bak', '.js');
+    const names = fc.tuple(fc.array(segment, { maxLength: 2 }), segment, ext).map(([folders, base, e]) => [...folders, `${base}${e}`].join('/'));
+    await fc.assert(
+      fc.asyncProperty(names, async (name) => {
+        const { file, dir } = specFile(withInfo(`  x-target:\n    $ref: ${JSON.stringify(`./${name}`)}\n`));
+        const target = path.join(dir, name);
+        if (existsSync(target)) return; // `a` and `a/b`: a folder already there
+        mkdirSync(path.dirname(target), { recursive: true });
+        writeFileSync(target, '{"secret": "SECRET-31"}\n');
+        const segments = name.split('/');
+        const expected = !segments.some((s) => s.startsWith('.')) && ['.yaml', '.yml', '.json'].includes(path.extname(segments.at(-1)!).toLowerCase());
+        const result = await loadSpec(file, { cache: false }).then(
+          (loaded) => ({ read: JSON.stringify(loaded.document).includes('SECRET-31') }),
+          (error: unknown) => ({ error: error instanceof SpecErrors ? error.errors[0]! : (error as SpecError) }),
+        );
+        if ('read' in result) expect(result.read && expected, name).toBe(true);
+        else {
+          expect(expected, `${name}: ${result.error.message}`).toBe(false);
+          expect(result.error.pointer).toBe('#/info/x-target');
+          expect(result.error.reason).toMatch(/is refused: .*(dotfile|dot-folder|has no extension|file: a \$ref target is)/);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  }, 120_000);
 });

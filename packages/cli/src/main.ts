@@ -5,13 +5,13 @@
  * Only commander is loaded up front: each action imports what it needs (the generators load ts-morph and
  * openapi-typescript, the sandbox loads Fastify and SQLite), so `--help` and `--version` answer at once.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { SpecError, SpecErrors } from '../../../generators/model/errors.js';
-import { setInputPolicy } from '../../../generators/model/input-policy.js';
-import type { GeneratedFile, Timings } from '../../../generators/index.js';
+import { applyInputFlags, withInputFlags, type InputFlags } from './input-flags.js';
+import type { Timings, WriteResult } from '../../../generators/index.js';
 import { registerCompletionCommand } from './commands/completion.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerDiffCommand } from './commands/diff.js';
@@ -38,11 +38,10 @@ export const VERSION: string = (createRequire(import.meta.url)('../package.json'
 
 export { UsageError };
 
-interface CommonOptions {
+interface CommonOptions extends InputFlags {
   spec?: string;
-  allowRemoteRefs?: boolean;
-  allowRefsOutside?: string[];
   out?: string;
+  force?: boolean;
   timings?: boolean;
 }
 
@@ -53,33 +52,38 @@ function printTimings(timings: Timings | undefined): void {
   console.error(`  ${'total'.padEnd(24)} ${total.toFixed(1).padStart(8)} ms`);
 }
 
-/** Writes files under an output directory given by the user (paths in `files` are relative to it). */
-async function writeOut(outDir: string, files: GeneratedFile[]): Promise<void> {
-  for (const file of files) {
-    const full = path.resolve(outDir, file.path);
-    await mkdir(path.dirname(full), { recursive: true });
-    await writeFile(full, file.contents);
-  }
+/** `, N unchanged, N removed` after the files written, when there are any. */
+function summary(result: WriteResult): string {
+  const parts = [...(result.unchanged.length > 0 ? [`${result.unchanged.length} unchanged`] : []), ...(result.removed.length > 0 ? [`${result.removed.length} removed`] : [])];
+  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
 }
+
+/** The files the previous run wrote that this one no longer produces but left in place (someone changed them). */
+function printKept(result: WriteResult): void {
+  for (const file of result.kept) console.log(`  kept ${file} (no longer generated, but changed since the last run wrote it; remove it yourself if it is not yours)`);
+}
+
+/** `--force`, on every command that writes generated output. */
+const FORCE_HELP = 'replace files in the output that gen-card-api did not write (no generated header); symlinks are refused even so';
 
 /**
  * `--spec <file>` and the optional positional `[spec]` (as openapi-typescript takes it) are one setting: a file,
  * an http(s) URL or `-` for stdin; with the flags that widen what the loader may read for it.
  */
 function withSpec(command: Command): Command {
-  return command
-    .argument('[spec]', 'OpenAPI 3.1 spec to read: a file, an http(s) URL or - for stdin (same as --spec; default: the bundled spec)')
-    .option('--spec <file|url|->', 'OpenAPI 3.1 spec to read (default: the bundled spec/openapi.yaml)')
-    .option('--allow-remote-refs', 'fetch a spec given as a URL and http(s) $refs (10 s and 32 MiB at most, redirects only within the same scheme)')
-    .option('--allow-refs-outside <dir>', "let local $refs reach <dir> besides the spec's own folder (repeatable)", (dir: string, dirs: string[] = []) => [...dirs, dir]);
+  return withInputFlags(
+    command
+      .argument('[spec]', 'OpenAPI 3.1 spec to read: a file, an http(s) URL or - for stdin (same as --spec; default: the bundled spec)')
+      .option('--spec <file|url|->', 'OpenAPI 3.1 spec to read (default: the bundled spec/openapi.yaml)'),
+  );
 }
 
-/** The spec a command reads; also sets what the loader may read for it (`--allow-remote-refs`, `--allow-refs-outside`). */
+/** The spec a command reads; also sets what the loader may read for it (input-flags.ts). */
 function resolveSpec(positional: string | undefined, opts: CommonOptions): string | undefined {
   if (positional !== undefined && opts.spec !== undefined && path.resolve(positional) !== path.resolve(opts.spec)) {
     throw new UsageError(`two specs given: ${positional} (argument) and ${opts.spec} (--spec); pass one`);
   }
-  setInputPolicy({ allowRemoteRefs: opts.allowRemoteRefs === true, allowRefsOutside: opts.allowRefsOutside ?? [] });
+  applyInputFlags(opts);
   return positional ?? opts.spec;
 }
 
@@ -111,13 +115,14 @@ async function generateVendorable(name: 'client' | 'types', specArg: string | un
   const target = gen.findTarget(name);
   const { model } = await gen.renderTargets([], { ...(spec === undefined ? {} : { spec }), ...(timings ? { timings } : {}) });
   const files = await gen.timed(timings, `render ${name}`, async () => {
-    if (name === 'client') return gen.renderClient(model, { typesImport: 'local' }, '.');
+    if (name === 'client') return (await gen.renderClient(model, { typesImport: 'local' }, '.')).map((f) => ({ path: path.posix.normalize(f.path), contents: f.contents }));
     // The target's two files (types.gen.ts and index.ts), printed once, at the root of the output.
     return (await target.render(model, { typesImport: 'local' })).map((f) => ({ path: path.posix.basename(f.path), contents: f.contents }));
   });
-  await gen.timed(timings, 'write', () => writeOut(out, files));
+  const result = await gen.timed(timings, 'write', () => gen.writeFiles(path.resolve(out), files, [{ dir: '.', spec: model.specName }], { force: opts.force === true }));
   progress.done();
-  console.log(`wrote ${files.length} files to ${out}`);
+  console.log(`wrote ${result.written.length} files to ${out}${summary(result)}`);
+  printKept(result);
   if (name === 'client') {
     const from = path.relative(process.cwd(), path.resolve(out, 'index.js')).split(path.sep).join('/');
     const specifier = from.startsWith('../') || path.isAbsolute(from) ? from : `./${from}`;
@@ -131,11 +136,12 @@ async function generateIntoWorkspace(name: string, spec: string | undefined, opt
   const root = await workspaceOut(spec, opts.out);
   const timings: Timings | undefined = opts.timings ? {} : undefined;
   const targets = name === 'all' ? gen.TARGETS : [gen.findTarget(name)];
-  const { files } = await gen.renderTargets(targets, { ...(spec === undefined ? {} : { spec }), ...(timings ? { timings } : {}) });
-  const result = await gen.timed(timings, 'write', () => gen.writeFiles(root, files, gen.targetDirs(targets)));
+  const { files, outputs } = await gen.renderTargets(targets, { ...(spec === undefined ? {} : { spec }), ...(timings ? { timings } : {}) });
+  const result = await gen.timed(timings, 'write', () => gen.writeFiles(root, files, outputs, { force: opts.force === true }));
   progress.done();
   console.log(`${name}: ${result.written.length} written, ${result.unchanged.length} unchanged, ${result.removed.length} removed${opts.out === undefined ? '' : ` (under ${opts.out})`}`);
   if (name === 'all') for (const f of [...result.written, ...result.removed]) console.log(`  ${result.removed.includes(f) ? 'removed' : 'wrote'} ${f}`);
+  printKept(result);
   printTimings(timings);
 }
 
@@ -150,6 +156,7 @@ export function buildProgram(): Command {
   ] as const) {
     withSpec(program.command(name).description(description))
       .option('-o, --out <dir>', `write a self-contained, vendorable copy into <dir> (imports nothing from @card-api/*; default ./${defaultOut} outside a checkout, packages/${name} inside one)`)
+      .option('--force', FORCE_HELP)
       .option('--timings', 'print the time of each phase')
       .action((spec: string | undefined, opts: CommonOptions) => generateVendorable(name, spec, opts));
   }
@@ -160,6 +167,7 @@ export function buildProgram(): Command {
   ] as const) {
     withSpec(program.command(name).description(description))
       .option('-o, --out <dir>', 'write the generated package files under <dir> instead of the checkout')
+      .option('--force', FORCE_HELP)
       .option('--timings', 'print the time of each phase')
       .action((spec: string | undefined, opts: CommonOptions) => generateIntoWorkspace(name, resolveSpec(spec, opts), opts));
   }
@@ -167,6 +175,7 @@ export function buildProgram(): Command {
   withSpec(program.command('server').description('generate @card-api/server (packages/server, or under --out); --scaffold <dir> writes one handler file per operation, never overwriting'))
     .option('-o, --out <dir>', 'write the generated package files under <dir> instead of the checkout')
     .option('--scaffold <dir>', 'write handler stubs into <dir>; existing files are left untouched')
+    .option('--force', FORCE_HELP)
     .option('--timings', 'print the time of each phase')
     .action(async (specArg: string | undefined, opts: CommonOptions & { scaffold?: string }) => {
       const spec = resolveSpec(specArg, opts);
@@ -185,8 +194,8 @@ export function buildProgram(): Command {
       const spec = resolveSpec(specArg, opts);
       if (gen.WORKSPACE_ROOT === null) throw new UsageError('check compares generated files with a card-api-kit checkout; run it inside one');
       const timings: Timings | undefined = opts.timings ? {} : undefined;
-      const { files } = await gen.renderTargets(gen.TARGETS, { ...(spec === undefined ? {} : { spec }), ...(timings ? { timings } : {}) });
-      const result = await gen.timed(timings, 'compare', () => gen.checkFiles(gen.WORKSPACE_ROOT!, files, gen.targetDirs(gen.TARGETS)));
+      const { files, outputs } = await gen.renderTargets(gen.TARGETS, { ...(spec === undefined ? {} : { spec }), ...(timings ? { timings } : {}) });
+      const result = await gen.timed(timings, 'compare', () => gen.checkFiles(gen.WORKSPACE_ROOT!, files, outputs));
       progress.done();
       for (const change of result.changed) console.log(`changed: ${change.path}\n${change.diff}\n`);
       for (const file of result.missing) console.log(`missing: ${file}`);

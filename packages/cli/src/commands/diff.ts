@@ -7,27 +7,23 @@
 import { Option, type Command } from 'commander';
 import { docPath } from '../../../../generators/core/assets.js';
 import type { FailOn, Format } from '../../../../generators/diff/index.js';
+import { applyInputFlags, withInputFlags, type InputFlags } from '../input-flags.js';
 
 const FORMATS: readonly Format[] = ['text', 'markdown', 'json', 'github', 'changelog'];
 
-interface DiffOptions {
-  allowRemoteRefs?: boolean;
-  allowRefsOutside?: string[];
+interface DiffOptions extends InputFlags {
   format: Format;
   failOn: FailOn;
   overrides?: string;
 }
 
 export function registerDiffCommand(program: Command): void {
-  program
-    .command('diff')
+  withInputFlags(program.command('diff'), 'a side')
     .description('report the changes from <base> to <head> (OpenAPI 3.0 or 3.1: files, <git revision>:<path>, URLs or stdin), breaking ones first, each with why it matters; exit 1 when a change reaches --fail-on, 2 on a usage or spec error')
     .argument('<base>', 'the spec as released: a file, <revision>:<path> such as origin/main:spec/openapi.yaml, an http(s) URL or - for stdin')
     .argument('<head>', 'the proposed spec: a file, <revision>:<path>, an http(s) URL or -')
     .addOption(new Option('--format <format>', 'output: text for people, markdown for a PR comment, json, github workflow annotations, changelog (the release notes, by operation and event); each names the semver bump the generated packages need').choices([...FORMATS]).default('text'))
     .addOption(new Option('--fail-on <level>', 'the lowest level that fails the check (exit 1)').choices(['breaking', 'warning']).default('breaking'))
-    .option('--allow-remote-refs', 'fetch a side given as a URL and http(s) $refs (10 s and 32 MiB at most, redirects only within the same scheme)')
-    .option('--allow-refs-outside <dir>', "let local $refs reach <dir> besides the spec's own folder (repeatable)", (dir: string, dirs: string[] = []) => [...dirs, dir])
     .option('--overrides <file>', `YAML file of acknowledged changes: { overrides: [{ id, at?, level: breaking|warning|info|ignore, reason }] } (see ${docPath('docs/diff-checks.md')})`)
     .exitOverride((error) => {
       // A usage error exits 2: exit 1 means "a change reached --fail-on". Help and version exit 0 as usual.
@@ -40,8 +36,7 @@ export function registerDiffCommand(program: Command): void {
         process.exitCode = 2;
         return;
       }
-      const { setInputPolicy } = await import('../../../../generators/model/input-policy.js');
-      setInputPolicy({ allowRemoteRefs: opts.allowRemoteRefs === true, allowRefsOutside: opts.allowRefsOutside ?? [] });
+      applyInputFlags(opts);
       const engine = await import('../../../../generators/diff/index.js');
       const overrides = opts.overrides ? await engine.loadOverrides(opts.overrides) : null;
       const baseSide = await engine.loadSide(base);

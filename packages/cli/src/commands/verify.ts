@@ -9,13 +9,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ReportFormat } from '../verify/report.js';
+import { applyInputFlags, withInputFlags, type InputFlags } from '../input-flags.js';
 
-interface VerifyCommandOptions {
+interface VerifyCommandOptions extends InputFlags {
   baseUrl?: string;
   token?: string;
   spec?: string;
-  allowRemoteRefs?: boolean;
-  allowRefsOutside?: string[];
   allowWrites?: boolean;
   webhookListen?: { host: string; port: number };
   webhookSecret?: string;
@@ -74,14 +73,14 @@ function httpUrl(value: string): string {
  * registerVerifyCommand(program);
  */
 export function registerVerifyCommand(program: Command): void {
-  const command = program
-    .command('verify')
-    .description('check a live server against the spec and the contract, check by check (read-only unless --allow-writes); exit 0 all pass, 1 a check failed, 2 usage error or the run could not start or go on (the report says why)')
-    .addOption(new Option('--base-url <url>', 'the API root, ending in /api/v1').env('CARD_API_BASE_URL').argParser(httpUrl))
-    .addOption(new Option('--token <token>', 'a workspace API token (prefer the environment variable: arguments show in ps)').env('CARD_API_TOKEN'))
-    .option('--spec <file|url|->', 'OpenAPI 3.1 spec to verify against: a file, an http(s) URL or - for stdin (default: the bundled spec/openapi.yaml)')
-    .option('--allow-remote-refs', 'fetch a spec given as a URL and http(s) $refs (10 s and 32 MiB at most, redirects only within the same scheme)')
-    .option('--allow-refs-outside <dir>', "let the spec's local $refs reach <dir> besides its own folder (repeatable)", (dir: string, dirs: string[] = []) => [...dirs, dir])
+  const command = withInputFlags(
+    program
+      .command('verify')
+      .description('check a live server against the spec and the contract, check by check (read-only unless --allow-writes); exit 0 all pass, 1 a check failed, 2 usage error or the run could not start or go on (the report says why)')
+      .addOption(new Option('--base-url <url>', 'the API root, ending in /api/v1').env('CARD_API_BASE_URL').argParser(httpUrl))
+      .addOption(new Option('--token <token>', 'a workspace API token (prefer the environment variable: arguments show in ps)').env('CARD_API_TOKEN'))
+      .option('--spec <file|url|->', 'OpenAPI 3.1 spec to verify against: a file, an http(s) URL or - for stdin (default: the bundled spec/openapi.yaml)'),
+  )
     .option('--allow-writes', 'also run the write flow: issue a card with the smallest allowed amounts, idempotency, top-up, freeze, unfreeze, close')
     .addOption(new Option('--webhook-listen <host:port>', 'receive the server\'s webhooks on <host:port> during the run (register that URL with the server first)').argParser(hostPort))
     .addOption(new Option('--webhook-secret <whsec_...>', 'the signing secret of that webhook endpoint').env('CARD_API_WEBHOOK_SECRET'))
@@ -115,8 +114,7 @@ export function registerVerifyCommand(program: Command): void {
       }
       const secrets = [opts.token!, ...(opts.webhookSecret ? [opts.webhookSecret] : [])];
       // Loaded here, not up front: the engine pulls in the spec loader and Ajv, which other commands never need.
-      const { setInputPolicy } = await import('../../../../generators/model/input-policy.js');
-      setInputPolicy({ allowRemoteRefs: opts.allowRemoteRefs === true, allowRefsOutside: opts.allowRefsOutside ?? [] });
+      applyInputFlags(opts);
       const { formatReport, redact, runVerify } = await import('../verify/index.js');
       const { DEFAULT_SPEC } = await import('../../../../generators/core/assets.js');
       const report = await runVerify({

@@ -146,7 +146,7 @@ export function createCardApiPlugin(api: ApiDefinition): (instance: FastifyInsta
     if (typeof options.authenticate !== 'function') throw new TypeError('cardApi: `authenticate` is required');
 
     const mode = options.responseValidation ?? 'error';
-    const validators = createSchemaValidators(api.schemas);
+    const validators = createSchemaValidators(api.schemas, api.formats);
     // fast-json-stringify resolves the routes' `$ref`s against the schemas added to this (encapsulated) context.
     for (const schema of api.schemas) instance.addSchema(schema);
 
