@@ -243,7 +243,7 @@ describe('verify against a server that answers with escape sequences (issue 31)'
     baseUrl = await hostile((_req, res) => res.writeHead(current.status, { 'content-type': 'application/json', 'x-request-id': current.requestIdHeader }).end(body(current)));
   });
 
-  it('the issue\'s payload: the real CLI prints it escaped, on the report's own lines', async () => {
+  it('the issue\'s payload: the real CLI prints it escaped, on the report\'s own lines', async () => {
     current = { status: 401, text: 'req_1\x1b]0;owned\x07\x1b[2J all checks passed\r\x1b[1A', requestIdHeader: 'req_1\x9b2J' };
     const run = await verify(['--base-url', baseUrl]);
     expect(run.code).toBe(1);
