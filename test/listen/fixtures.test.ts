@@ -61,7 +61,10 @@ describe('fixture checks', () => {
     const file = path.join(dir, 'bad.json');
     writeFileSync(file, JSON.stringify({ steps: [products, { id: 'x', call: 'createCrad' }] }));
     // An address nothing listens on: were the file run, this would be "no sandbox answers".
-    await expect(runFixture({ fixture: file, baseUrl: 'http://127.0.0.1:9/api/v1', token: 'sbx_sk_unused' }, { out: () => {}, log: () => {} })).rejects.toThrow(/1 problem, nothing was run:\n {2}step 2 "x" \(createCrad\)/);
+    await expect(runFixture({ fixture: file, baseUrl: 'http://127.0.0.1:9/api/v1', token: 'sbx_sk_unused' }, { out: () => {}, log: () => {} })).rejects.toMatchObject({
+      message: expect.stringMatching(/1 problem, nothing was run:$/),
+      details: [expect.stringMatching(/^step 2 "x" \(createCrad\)/)],
+    });
   });
 
   it('suggests a bundled fixture for a misspelled name', () => {

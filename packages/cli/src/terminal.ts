@@ -18,8 +18,6 @@
 
 /** One character the terminal would act on instead of showing, or a lone surrogate (with the `u` flag, a paired one is part of its character and does not match). */
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]/gu;
-/** The same, except the line feed: for whole outputs whose line breaks the CLI wrote itself. */
-const UNSAFE_BUT_LF = new RegExp(UNSAFE.source.replace('\\u0000-\\u001f', '\\u0000-\\u0009\\u000b-\\u001f'), 'gu');
 
 const NAMED: Readonly<Record<string, string>> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
@@ -32,22 +30,14 @@ function escape(char: string): string {
 
 /**
  * One value from outside, safe to print on one line: every control character, line break included, shown
- * escaped (see the module comment). Apply it where the value enters a line the CLI prints, so that a value cannot
- * start a line of its own either.
+ * escaped (see the module comment), so that a value cannot start a line of its own either. Apply it where the
+ * value enters a line the CLI prints, or to each whole line of a writer whose lines are one line each.
  *
  * @example
  * terminalSafe('req_1\x1b]0;pwned\x07\r\x1b[1APASS') // 'req_1\\x1b]0;pwned\\x07\\r\\x1b[1APASS'
  */
 export function terminalSafe(text: string): string {
   return text.replace(UNSAFE, escape);
-}
-
-/**
- * A whole output the CLI composed (lines it joined with `\n`), safe to print: the line feeds stay, every other
- * control character is shown escaped. The last guard of a writer, after {@link terminalSafe} on each value.
- */
-export function terminalText(text: string): string {
-  return text.replace(UNSAFE_BUT_LF, escape);
 }
 
 /**
