@@ -7,7 +7,8 @@
  * `%2e` and `..`, `.%2e`, `%2e.`, `%2e%2e` (any case) as dot segments. So `cards.get('..')` would be
  * `GET /api/v1/` and `cards.freeze('.')` would be `POST /api/v1/cards/freeze`. Encoding cannot fix that; refusing can.
  *
- * Refused, before any request: an empty value (the list route `/cards/`), `.` and `..`, and a value holding `/`,
+ * Refused, before any request: an empty value (the list route `/cards/`), a lone surrogate (`encodeURIComponent`
+ * throws on it), `.` and `..`, and a value holding `/`,
  * `\` (a separator to the WHATWG parser in http URLs), `?` or `#`, or any of these once percent-decoded (`%2e%2e`,
  * `%2F`): some proxies and frameworks decode `%2F` and `%2e` before they route, and no identifier of the API holds
  * these characters, so refusing them costs nothing and spares the question of what the server does.
@@ -27,6 +28,8 @@ function decoded(value: string): string {
 /** Why `value` cannot be a path parameter (it would name another route), or null when it can. */
 export function pathParameterProblem(value: string): string | null {
   if (value === '') return 'must not be empty';
+  // With the `u` flag only a lone surrogate matches: it has no UTF-8 form, so it cannot be percent-encoded at all.
+  if (/[\ud800-\udfff]/u.test(value)) return 'must be well-formed Unicode: it holds a lone surrogate, which has no percent-encoding';
   for (const form of new Set([value, decoded(value)])) {
     const shown = form === value ? JSON.stringify(value) : `${JSON.stringify(value)} (decoded ${JSON.stringify(form)})`;
     if (form === '.' || form === '..') return `must not be ${shown}: a dot segment, which URL parsers remove, so the request would go to another route`;
