@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ClientCore, type ClientOptions, type OperationDescriptor } from './core.js';
 import {
@@ -135,10 +136,44 @@ describe('ClientCore.request', () => {
   it('percent-encodes path parameters and refuses an empty one', async () => {
     const { fetch, seen } = scripted(json(200, { data: CARD_BODY }));
     const { c } = core(fetch);
-    await c.request(getCard, { path: { uuid: 'a/b?c' } });
-    expect(seen[0]!.url).toBe(`${BASE}/cards/a%2Fb%3Fc`);
+    await c.request(getCard, { path: { uuid: 'a b%c.d..e' } });
+    expect(seen[0]!.url).toBe(`${BASE}/cards/a%20b%25c.d..e`);
     await expect(c.request(getCard, { path: { uuid: '' } })).rejects.toThrow(/path parameter uuid must not be empty/);
     expect(seen).toHaveLength(1);
+  });
+
+  // Issue 31: `cards.get('..')` was `GET /api/v1/`, `cards.freeze('.')` was `POST /api/v1/cards/freeze`.
+  it.each(['.', '..', '%2e', '%2E%2e', '.%2E', 'a/b', 'a%2Fb', 'a\\b', 'a?b', 'a#b', '%3F', 'a\udc00'])('refuses the path parameter %j and sends nothing', async (uuid) => {
+    const { fetch, seen } = scripted(json(200, { data: CARD_BODY }));
+    const { c } = core(fetch);
+    await expect(c.request(getCard, { path: { uuid } })).rejects.toThrow(/^path parameter uuid must (not )?be .+; no request was sent$/);
+    await expect(c.request(freezeCard, { path: { uuid }, body: {} })).rejects.toThrow(TypeError);
+    expect(seen).toHaveLength(0);
+  });
+
+  it('sends every path parameter it accepts to its own route, as one segment that decodes to the value', async () => {
+    const { fetch, seen } = scripted(json(200, { data: CARD_BODY }));
+    const { c } = core(fetch);
+    const unit = fc.oneof(fc.constantFrom('.', '%', '2', 'e', 'E', 'f', 'F', '/', '\\', '?', '#', 'a', ' ', '\ud800'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }));
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit, maxLength: 8 }), async (uuid) => {
+        const before = seen.length;
+        const sent = await c.request(getCard, { path: { uuid } }).then(
+          () => true,
+          (error: unknown) => {
+            expect(error).toBeInstanceOf(TypeError);
+            return false;
+          },
+        );
+        expect(seen.length).toBe(before + (sent ? 1 : 0));
+        if (!sent) return;
+        const { pathname } = new URL(seen.at(-1)!.url);
+        const segments = pathname.split('/');
+        expect(segments.slice(0, -1).join('/')).toBe('/api/v1/cards');
+        expect(decodeURIComponent(segments.at(-1)!)).toBe(uuid);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('attaches lastResponse to array data too', async () => {

@@ -231,6 +231,24 @@ describe.each([
     expect(() => create({ secrets: SECRET } as WebhookHandlerOptions)).toThrow(/onUnknownEvent/);
     expect(() => create({ secrets: '', onUnknownEvent: () => {} })).toThrow(TypeError);
   });
+
+  // Issue 31: an unset environment variable failed as "TypeError: Cannot read properties of undefined (reading 'length')".
+  it.each([
+    ['undefined (an unset environment variable)', undefined, /^createWebhookHandler: options\.secrets is missing: it is undefined \(an unset environment variable reads as undefined\); pass the endpoint's signing secret \(whsec_\.\.\.\)/],
+    ['null', null, /^createWebhookHandler: options\.secrets is missing: it is null;/],
+    ['an empty string', '', /^createWebhookHandler: options\.secrets is missing: it is an empty string/],
+    ['an empty list', [], /^createWebhookHandler: options\.secrets is an empty list:/],
+    ['a list with an unset one', [SECRET, undefined], /^createWebhookHandler: options\.secrets has no secret at index 1: it is undefined/],
+    ['a number', 42, /^createWebhookHandler: options\.secrets is missing: it is a number;/],
+  ])('says what is missing when the secret is %s, whatever else is missing too', (_name, secrets, message) => {
+    expect(() => create({ secrets, onUnknownEvent: () => {} } as never)).toThrow(TypeError);
+    expect(() => create({ secrets, onUnknownEvent: () => {} } as never)).toThrow(message);
+    expect(() => create({ secrets } as never)).toThrow(message);
+  });
+
+  it('names its options when called without any', () => {
+    expect(() => (create as (options?: unknown) => unknown)()).toThrow(new TypeError('createWebhookHandler needs its options: { secrets, onUnknownEvent }'));
+  });
 });
 
 describe('createMemoryDedupeStore', () => {

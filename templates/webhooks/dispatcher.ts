@@ -83,10 +83,12 @@ type Handler = (event: never) => unknown;
  * share one dispatcher.
  */
 export function createDispatcher<E extends WebhookEvent>(verify: Verifier, options: WebhookHandlerOptions<E>): WebhookHandler<E> {
+  // Checked at creation, each with what is missing: an unset secret must not wait for the first delivery to fail.
+  if (typeof options !== 'object' || options === null) throw new TypeError('createWebhookHandler needs its options: { secrets, onUnknownEvent }');
   const { secrets, toleranceSec, now, leaseMs = 60_000, onUnknownEvent, onError } = options;
+  secretList(secrets, 'createWebhookHandler: options.secrets');
   if (now !== undefined && typeof now !== 'function') throw new TypeError('now must be a function returning a Date or epoch milliseconds');
   if (typeof onUnknownEvent !== 'function') throw new TypeError('onUnknownEvent is required: decide what a new event code does');
-  secretList(secrets);
   const store = options.dedupe === false ? undefined : (options.dedupe ?? createMemoryDedupeStore());
   const known = options.knownEvents ? new Set<string>(options.knownEvents) : undefined;
   const exact = new Map<string, Handler[]>();

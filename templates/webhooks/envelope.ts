@@ -33,11 +33,26 @@ export function parseEvent<E extends WebhookEvent>(text: string): E {
   return value as E;
 }
 
-/** The secrets to try, in order, as a non-empty list. A blank secret is a configuration error, not a bad delivery. */
-export function secretList(secrets: string | readonly string[]): readonly string[] {
-  const list = typeof secrets === 'string' ? [secrets] : secrets;
-  if (list.length === 0 || list.some((s) => typeof s !== 'string' || s.length === 0)) {
-    throw new TypeError('Webhook signing secret is missing: pass the endpoint secret (or a non-empty list of them)');
+/** How a value that is not a secret is named in an error: never its content, which may be a secret gone astray. */
+function kindOf(value: unknown): string {
+  if (value === undefined) return 'undefined (an unset environment variable reads as undefined)';
+  if (value === null) return 'null';
+  if (value === '') return 'an empty string (an environment variable set to nothing?)';
+  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+}
+
+/**
+ * The secrets to try, in order, as a non-empty list. A missing or blank secret is a configuration error, not a bad
+ * delivery: a `TypeError` naming `name` (what the caller passed it as) and what it got, never a 400.
+ */
+export function secretList(secrets: unknown, name = 'The webhook signing secret'): readonly string[] {
+  const fix = "pass the endpoint's signing secret (whsec_...), or a non-empty list of them during a rotation";
+  if (Array.isArray(secrets)) {
+    if (secrets.length === 0) throw new TypeError(`${name} is an empty list: ${fix}`);
+    const bad = secrets.findIndex((s) => typeof s !== 'string' || s.length === 0);
+    if (bad !== -1) throw new TypeError(`${name} has no secret at index ${bad}: it is ${kindOf(secrets[bad])}; ${fix}`);
+    return secrets as readonly string[];
   }
-  return list;
+  if (typeof secrets !== 'string' || secrets.length === 0) throw new TypeError(`${name} is missing: it is ${kindOf(secrets)}; ${fix}`);
+  return [secrets];
 }

@@ -90,3 +90,19 @@ describe('verification typing', () => {
     constructEvent('', 'h', 's', { tolerance: 300 });
   });
 });
+
+describe('a missing secret (issue 31)', () => {
+  it('is a type error where the type says it may be missing: an environment variable is string | undefined', () => {
+    const env: Record<string, string | undefined> = {};
+    // @ts-expect-error secrets may be undefined: check the variable, or the handler throws at creation
+    createWebhookHandler({ secrets: env['CARD_API_WEBHOOK_SECRET'], onUnknownEvent: () => {} });
+    // @ts-expect-error the same on the WebCrypto path
+    createWebHandler({ secrets: env['CARD_API_WEBHOOK_SECRET'], onUnknownEvent: () => {} });
+    // @ts-expect-error secrets is required
+    createWebhookHandler({ onUnknownEvent: () => {} });
+    // @ts-expect-error no element may be undefined either
+    createWebhookHandler({ secrets: ['whsec_a', env['OLD_SECRET']], onUnknownEvent: () => {} });
+    const secret = env['CARD_API_WEBHOOK_SECRET'];
+    if (secret) createWebhookHandler({ secrets: secret, onUnknownEvent: () => {} });
+  });
+});

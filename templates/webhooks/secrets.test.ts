@@ -108,6 +108,22 @@ describe('decryptCardSecrets', () => {
     expect(await failure(decryptCardSecrets(jwe as string, pkcs8Pem))).toBe('invalid_jwe');
   });
 
+  // Issue 31: a `crit` header failed as invalid_key. RFC 7515 4.1.11 (which RFC 7516 4.1.13 takes): a JWE listing an
+  // extension the recipient does not understand is invalid; this receiver understands none.
+  it.each([
+    ['an unknown extension, present', { alg: 'RSA-OAEP-256', enc: 'A256GCM', crit: ['x-ext'], 'x-ext': 1 }],
+    ['an unknown extension, absent', { alg: 'RSA-OAEP-256', enc: 'A256GCM', crit: ['x-ext'] }],
+    ['a registered name', { alg: 'RSA-OAEP-256', enc: 'A256GCM', crit: ['b64'], b64: false }],
+    ['an empty list', { alg: 'RSA-OAEP-256', enc: 'A256GCM', crit: [] }],
+    ['not a list', { alg: 'RSA-OAEP-256', enc: 'A256GCM', crit: 'x-ext' }],
+  ])('refuses a JWE whose crit lists %s as invalid_jwe, with the right key or another', async (_name, header) => {
+    for (const key of [pkcs8Pem, other.privateKey]) expect(await failure(decryptCardSecrets(handMadeJwe(JSON.stringify(SECRETS), pair.publicKey, header), key as string))).toBe('invalid_jwe');
+  });
+
+  it('refuses a compressed JWE ("zip", which jose does not support) as invalid_jwe, not as a key problem', async () => {
+    expect(await failure(decryptCardSecrets(handMadeJwe(JSON.stringify(SECRETS), pair.publicKey, { alg: 'RSA-OAEP-256', enc: 'A256GCM', zip: 'DEF' }), pkcs8Pem))).toBe('invalid_jwe');
+  });
+
   it('reports plaintext that is not JSON or not card secrets without quoting it', async () => {
     expect(await failure(decryptCardSecrets(handMadeJwe('pan=4111111111111111'), pkcs8Pem))).toBe('invalid_payload');
     expect(await failure(decryptCardSecrets(handMadeJwe(JSON.stringify({ ...SECRETS, pan: '4111111111111112' })), pkcs8Pem), '4111111111111112')).toBe(

@@ -75,6 +75,8 @@ export interface DecryptCardSecretsOptions {
 const ALG = 'RSA-OAEP-256';
 const ENC = 'A256GCM';
 const fail = (reason: CardSecretsErrorReason, message: string) => new CardSecretsError(reason, message);
+/** jose's error codes for a JWE that is malformed or asks for what is not supported (`zip`, an algorithm). */
+const JWE_FAULTS = new Set<unknown>(['ERR_JWE_INVALID', 'ERR_JOSE_NOT_SUPPORTED', 'ERR_JOSE_ALG_NOT_ALLOWED']);
 const tag = (value: unknown) => (value as { [Symbol.toStringTag]?: string })?.[Symbol.toStringTag];
 const isKeyObject = (k: unknown): k is KeyObjectLike => tag(k) === 'KeyObject';
 const isCryptoKey = (k: unknown): k is WebCryptoKey => tag(k) === 'CryptoKey';
@@ -281,6 +283,12 @@ export async function decryptCardSecrets(secretsJwe: string, keys: CardSecretsKe
   if (header.alg !== ALG || header.enc !== ENC) {
     throw fail('unsupported_algorithm', `secrets_jwe uses alg ${String(header.alg)} / enc ${String(header.enc)}; only ${ALG} / ${ENC} are accepted`);
   }
+  // RFC 7516 4.1.13 takes `crit` from RFC 7515 4.1.11: a JWE that lists extensions the recipient does not understand
+  // is invalid. This receiver understands none (RSA-OAEP-256 with A256GCM needs none), so any `crit` makes the JWE
+  // invalid, whatever the key: checked before the key is picked, so that the cause is the JWE's, not the key's.
+  if (header.crit !== undefined) {
+    throw fail('invalid_jwe', `secrets_jwe is invalid: its protected header lists critical extensions ("crit") this receiver does not understand (RFC 7515 section 4.1.11)`);
+  }
   const key = await importPrivate(pickKey(keys, options.keyFingerprint));
   let plaintext: Uint8Array;
   try {
@@ -290,7 +298,9 @@ export async function decryptCardSecrets(secretsJwe: string, keys: CardSecretsKe
     if (code === 'ERR_JWE_DECRYPTION_FAILED') {
       throw fail('decryption_failed', 'secrets_jwe could not be decrypted: wrong private key, or the JWE was altered');
     }
-    throw fail(code === 'ERR_JWE_INVALID' ? 'invalid_jwe' : 'invalid_key', `secrets_jwe could not be decrypted (${typeof code === 'string' ? code : 'key error'})`);
+    // What jose says of the JWE itself (its structure, a header it does not support) is the JWE's fault; anything
+    // else it throws here (a TypeError on the key's type or size) is the key's.
+    throw fail(JWE_FAULTS.has(code) ? 'invalid_jwe' : 'invalid_key', `secrets_jwe could not be decrypted (${typeof code === 'string' ? code : 'key error'})`);
   }
   let parsed: unknown;
   try {

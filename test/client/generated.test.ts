@@ -61,6 +61,24 @@ describe('generated client', () => {
     expect(await calls[1]!.json()).toEqual(CREATE);
   });
 
+  // Issue 31: `cards.get('..')` was sent as `GET /api/v1/`, `cards.freeze('.')` as `POST /api/v1/cards/freeze`.
+  it.each(['.', '..'])('sends no request for the id %j, from any method that takes one', async (id) => {
+    const { api, calls } = client(() => json(200, { data: {} }));
+    const methods: Array<[string, () => PromiseLike<unknown>]> = [
+      ['cards.get', () => api.cards.get(id)],
+      ['cards.freeze', () => api.cards.freeze(id, { reason: null })],
+      ['cards.unfreeze', () => api.cards.unfreeze(id, { reason: null })],
+      ['cards.close', () => api.cards.close(id, { reason: null })],
+      ['cards.topup', () => api.cards.topup(id, { amount: '10.00' })],
+      ['cards.listTransactions', () => api.cards.listTransactions(id)],
+      ['cards.listConsumptionBills', () => api.cards.listConsumptionBills(id)],
+      ['orders.get', () => api.orders.get(id)],
+      ['orders.wait', () => api.orders.wait(id)],
+    ];
+    for (const [name, call] of methods) await expect(Promise.resolve().then(call), name).rejects.toThrow(new TypeError(`path parameter uuid must not be ${JSON.stringify(id)}: a dot segment, which URL parsers remove, so the request would go to another route; no request was sent`));
+    expect(calls).toEqual([]);
+  });
+
   it('uses the caller key and the spec path for path parameters', async () => {
     const { api, calls } = client(() => json(202, { data: { ...ORDER, type: 'freeze' } }));
     await api.cards.freeze('3f6c1a52-8d4e-4b7a-9c21-5e0f7d2b9a14', { reason: 'lost' }, { idempotencyKey: 'my-key-1' });

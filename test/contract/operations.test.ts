@@ -143,3 +143,25 @@ describe('every operation through the generated client', () => {
     expect(docs.headers.get('content-type')).toMatch(/text\/html/);
   });
 });
+
+// Issue 31: `cards.get('..')` was `GET /api/v1/` and `cards.freeze('.')` was `POST /api/v1/cards/freeze`.
+describe('path parameters that would name another route', () => {
+  it('are refused by the generated client before anything reaches the sandbox; a near miss goes to its own route', async () => {
+    const before = recorder.captured.length;
+    const calls: Array<[string, () => PromiseLike<unknown>]> = [];
+    for (const id of ['.', '..', '%2e%2e', 'x/..', '?']) {
+      calls.push(
+        [`cards.get(${JSON.stringify(id)})`, () => client.cards.get(id)],
+        [`cards.freeze(${JSON.stringify(id)})`, () => client.cards.freeze(id, { reason: null })],
+        [`cards.close(${JSON.stringify(id)})`, () => client.cards.close(id, { reason: null })],
+        [`cards.listTransactions(${JSON.stringify(id)})`, () => client.cards.listTransactions(id)],
+        [`orders.get(${JSON.stringify(id)})`, () => client.orders.get(id)],
+      );
+    }
+    for (const [name, call] of calls) await expect(Promise.resolve().then(call), name).rejects.toThrow(/^path parameter uuid must not be .+; no request was sent$/);
+    expect(recorder.captured.slice(before)).toEqual([]);
+    // The route of GET /cards/{uuid}, whose uuid it refuses as not a uuid (a dot segment would have been GET / or GET /cards/).
+    expect(await failure(client.cards.get('..a'))).toMatchObject({ status: 422, code: 'validation.failed', fieldErrors: { uuid: expect.any(Array) } });
+    expect(recorder.captured.slice(before).map((c) => `${c.method} ${c.path}`)).toEqual(['GET /cards/..a']);
+  });
+});

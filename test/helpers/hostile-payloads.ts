@@ -61,3 +61,22 @@ export const hostileName: fc.Arbitrary<string> = fc.oneof(
 
 /** As {@link hostileText}, but well-formed Unicode: text that the model accepts, so that it reaches the output. */
 export const wellFormedText: fc.Arbitrary<string> = hostileText.map((s) => s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
+
+/** Sequences a terminal acts on (issue 31): title, clear, cursor moves, CR over the line, C1 CSI, bidi overrides, separators. */
+export const TERMINAL_ATTACKS = ['\x1b]0;owned\x07', '\x1b[2J', '\x1b[1A', '\r', '\n', '\r\n', '\b', '\t', '\x00', '\x7f', '\x9b2J', '\x85', '\u202e', '\u2066', '\u2028', '\u2029', '\u061c', '\ud800', '\udfff'];
+
+/** Arbitrary text biased towards what a terminal acts on: any UTF-16 unit (controls and lone surrogates included) and astral characters. */
+export const terminalHostileText: fc.Arbitrary<string> = fc.string({
+  unit: fc.oneof(fc.constantFrom(...TERMINAL_ATTACKS), fc.integer({ min: 0, max: 0x9f }).map((c) => String.fromCharCode(c)), fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })),
+  maxLength: 24,
+});
+
+/** Arbitrary bytes an HTTP header value may carry (tab, visible ASCII, and 0x80 to 0xff, which fetch reads as C1 controls and Latin-1). */
+export const headerHostileText: fc.Arbitrary<string> = fc.string({
+  unit: fc.oneof(fc.constantFrom('\t', '\x9b', '\x85', '\x9d'), fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), fc.integer({ min: 0x80, max: 0xff }).map((c) => String.fromCharCode(c))),
+  minLength: 1,
+  maxLength: 24,
+});
+
+/** A character the terminal would act on (what `terminalSafe` escapes), the line feed included. */
+export const RAW_TERMINAL_CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]/u;

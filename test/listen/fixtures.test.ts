@@ -5,7 +5,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadDocs } from '../../packages/cli/src/sandbox-tools/docs.js';
+import { resolveTarget, SandboxApi } from '../../packages/cli/src/sandbox-tools/api.js';
+import { loadDocs, type RequestInput } from '../../packages/cli/src/sandbox-tools/docs.js';
 import { bundledFixturesDir, fixtureProblems, parseReferences, resolveFixturePath, runFixture, substitute } from '../../packages/cli/src/sandbox-tools/fixtures.js';
 import { tempDir } from '../helpers/spec.js';
 
@@ -48,6 +49,11 @@ describe('fixture checks', () => {
     ['a duplicate step id', { steps: [products, { ...products }] }, [/^step 2 "products" \(listCardProducts\): the id "products" is already step 1's$/]],
     ['"wait" on an operation that answers at once', { steps: [{ ...products, wait: false }] }, [/"wait" applies only to asynchronous writes/]],
     ['a file without steps', { step: [] }, [/^\/ must have required property 'steps'$/, /additional/]],
+    // Issue 31: `..` passed the check and `/sandbox/purchases/../capture` was sent as `POST /sandbox/capture`.
+    ['a dot segment as a path parameter', { steps: [{ id: 'capture', call: 'simulateCapture', path: { supplier_txn_id: '..' } }] }, [/^step 1 "capture" \(simulateCapture\): path parameter "supplier_txn_id" must not be "\.\.": a dot segment, which URL parsers remove, so the request would go to another route$/]],
+    ['a single dot as a path parameter', { steps: [{ id: 'refund', call: 'simulateRefund', path: { supplier_txn_id: '.' } }] }, [/path parameter "supplier_txn_id" must not be "\."/]],
+    ['an encoded dot segment as a path parameter', { steps: [{ id: 'capture', call: 'simulateCapture', path: { supplier_txn_id: '%2E%2e' } }] }, [/path parameter "supplier_txn_id" must not be "%2E%2e" \(decoded "\.\."\)/]],
+    ['a slash in a path parameter', { steps: [{ id: 'capture', call: 'simulateCapture', path: { supplier_txn_id: 'a/../b' } }] }, [/path parameter "supplier_txn_id" must not be "a\/\.\.\/b": it holds/]],
   ])('reports %s with its step and reason', (_name, fixture, expected) => {
     const problems = fixtureProblems(fixture, docs);
     for (const pattern of expected) expect(problems.some((p) => pattern.test(p)), `${pattern} in\n${problems.join('\n')}`).toBe(true);
@@ -61,7 +67,23 @@ describe('fixture checks', () => {
     const file = path.join(dir, 'bad.json');
     writeFileSync(file, JSON.stringify({ steps: [products, { id: 'x', call: 'createCrad' }] }));
     // An address nothing listens on: were the file run, this would be "no sandbox answers".
-    await expect(runFixture({ fixture: file, baseUrl: 'http://127.0.0.1:9/api/v1', token: 'sbx_sk_unused' }, { out: () => {}, log: () => {} })).rejects.toThrow(/1 problem, nothing was run:\n {2}step 2 "x" \(createCrad\)/);
+    await expect(runFixture({ fixture: file, baseUrl: 'http://127.0.0.1:9/api/v1', token: 'sbx_sk_unused' }, { out: () => {}, log: () => {} })).rejects.toMatchObject({
+      message: expect.stringMatching(/1 problem, nothing was run:$/),
+      details: [expect.stringMatching(/^step 2 "x" \(createCrad\)/)],
+    });
+  });
+
+  it('refuses at run time a reference that resolves to a dot segment, before any request', async () => {
+    const sent: string[] = [];
+    const api = new SandboxApi(resolveTarget({ baseUrl: 'http://127.0.0.1:9/api/v1', token: 'sbx_sk_unused' }, docs), docs, {
+      fetch: async (input) => {
+        sent.push(String(input));
+        return new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } });
+      },
+    });
+    const input = substitute({ path: { supplier_txn_id: '${auth.data.supplier_txn_id}' } }, new Map([['auth', { data: { supplier_txn_id: '..' } }]])) as RequestInput;
+    await expect(api.call('simulateCapture', input)).rejects.toThrow(/^simulateCapture: the request does not match the control document: path parameter "supplier_txn_id" must not be "\.\."/);
+    expect(sent).toEqual([]);
   });
 
   it('suggests a bundled fixture for a misspelled name', () => {

@@ -3,15 +3,21 @@
  * 200,000 levels deep, `Retry-After: 999999`, nothing listening. Each run of the real CLI exits 2, still writes its
  * report naming the cause, never prints the token, and stays bounded in memory (the child's peak RSS, read by
  * /usr/bin/time where it exists). Servers listen on port 0; nothing here asserts on time.
+ *
+ * Issue 31: a server whose every string (error code, message, request_id, X-Request-Id, field values) holds escape
+ * sequences, CR, bidi overrides or arbitrary bytes: the text report holds no raw control character, and no line
+ * but its own.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SPEC } from '../../generators/index.js';
-import { CheckRecorder, FIXED_CHECKS, Probe, runVerify, VerifySpec, WebhookReceiver } from '../../packages/cli/src/verify/index.js';
+import { CheckRecorder, FIXED_CHECKS, formatReport, Probe, runVerify, VerifySpec, WebhookReceiver } from '../../packages/cli/src/verify/index.js';
+import { headerHostileText, RAW_TERMINAL_CONTROL, terminalHostileText } from '../helpers/hostile-payloads.js';
 import { ROOT, tempDir } from '../helpers/spec.js';
 
 const BIN = path.join(ROOT, 'packages/cli/bin/gen-card-api.js');
@@ -216,3 +222,55 @@ describe('verify against a hostile server (in process)', () => {
     }
   });
 });
+
+const RAW_TERMINAL_CONTROL_BUT_LF = new RegExp(RAW_TERMINAL_CONTROL.source.replace('\\u0000-\\u001f', '\\u0000-\\u0009\\u000b-\\u001f'), 'u');
+
+/** The lines the text report writes itself (report.ts): anything else would be a line a server started. */
+const REPORT_LINE = /^(?:gen-card-api verify |STOPPED \(|(?:PASS|FAIL|SKIP) {2}|      (?:- |skipped: |evidence: |\.\.\. )|\d+ checks: |$)/;
+
+describe('verify against a server that answers with escape sequences (issue 31)', { timeout: 120_000 }, () => {
+  /** Every answer carries the strings of `payload`: in the error envelope or in `data`, and in X-Request-Id. */
+  interface Payload {
+    status: number;
+    text: string;
+    requestIdHeader: string;
+  }
+  let current: Payload = { status: 401, text: '', requestIdHeader: 'r' };
+  const body = (p: Payload): string =>
+    JSON.stringify(p.status < 300 ? { data: { uuid: p.text, status: p.text, workspace_slug: p.text, items: [p.text] }, meta: { total: p.text }, request_id: p.text } : { error: { code: p.text, message: p.text, request_id: p.text, errors: { [p.text]: [p.text] } } });
+  let baseUrl: string;
+  beforeAll(async () => {
+    baseUrl = await hostile((_req, res) => res.writeHead(current.status, { 'content-type': 'application/json', 'x-request-id': current.requestIdHeader }).end(body(current)));
+  });
+
+  it('the issue\'s payload: the real CLI prints it escaped, on the report\'s own lines', async () => {
+    current = { status: 401, text: 'req_1\x1b]0;owned\x07\x1b[2J all checks passed\r\x1b[1A', requestIdHeader: 'req_1\x9b2J' };
+    const run = await verify(['--base-url', baseUrl]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).not.toMatch(RAW_TERMINAL_CONTROL_BUT_LF);
+    expect(run.stderr).not.toMatch(RAW_TERMINAL_CONTROL_BUT_LF);
+    expect(run.stdout).toContain('req_1\\x1b]0;owned\\x07\\x1b[2J all checks passed\\r\\x1b[1A');
+    expect(run.stdout).toContain('req_1\\x9b2J');
+    for (const line of run.stdout.split('\n')) expect(line).toMatch(REPORT_LINE);
+  });
+
+  it('arbitrary strings in every field of every answer never reach the text report raw', async () => {
+    let reached = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(200, 401, 404, 409, 422, 500), terminalHostileText, headerHostileText, async (status, text, requestIdHeader) => {
+        current = { status, text, requestIdHeader };
+        const report = await runVerify({ baseUrl, token: TOKEN, spec: DEFAULT_SPEC, requestTimeoutMs: 10_000 });
+        const json = formatReport(report, 'json');
+        // Not vacuous: the server's strings are in the report (JSON keeps them exactly).
+        if (text !== '' && RAW_TERMINAL_CONTROL.test(text) && json.includes(JSON.stringify(text).slice(1, -1))) reached++;
+        if (json.includes(JSON.stringify(requestIdHeader.trim()).slice(1, -1))) reached++;
+        const rendered = formatReport(report, 'text');
+        expect(rendered).not.toMatch(RAW_TERMINAL_CONTROL_BUT_LF);
+        for (const line of rendered.split('\n')) expect(line).toMatch(REPORT_LINE);
+      }),
+      { numRuns: 40 },
+    );
+    expect(reached).toBeGreaterThan(20);
+  });
+});
+

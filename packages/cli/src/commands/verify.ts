@@ -8,6 +8,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { terminalSafe } from '../terminal.js';
 import type { ReportFormat } from '../verify/report.js';
 import { applyInputFlags, withInputFlags, type InputFlags } from '../input-flags.js';
 
@@ -134,13 +135,13 @@ export function registerVerifyCommand(program: Command): void {
         requestTimeoutMs: opts.requestTimeout * 1000,
         maxResponseBytes: opts.maxResponseSize,
         ...(opts.deadline ? { deadlineMs: opts.deadline * 1000 } : {}),
-        log: (line) => console.error(redact(line, secrets)),
+        log: (line) => console.error(terminalSafe(redact(line, secrets))),
       });
       const text = redact(formatReport(report, opts.format), secrets);
       if (opts.output) writeFileSync(opts.output, text);
       else process.stdout.write(text);
       if (opts.output || opts.format !== 'text') console.error(`verify: ${report.summary.passed} passed, ${report.summary.failed} failed, ${report.summary.skipped} skipped in ${(report.durationMs / 1000).toFixed(1)} s`);
-      if (report.stopped) console.error(redact(`verify: stopped (${report.stopped.reason}): ${report.stopped.message}`, secrets));
+      if (report.stopped) console.error(terminalSafe(redact(`verify: stopped (${report.stopped.reason}): ${report.stopped.message}`, secrets)));
       process.exitCode = report.stopped ? 2 : report.summary.failed > 0 ? 1 : 0;
     });
   // Usage errors (unknown option, bad value, missing requirement) exit 2; help exits 0.

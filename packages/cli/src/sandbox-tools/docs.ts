@@ -9,6 +9,8 @@ import { ASSET_ROOT, CONTROL_SPEC, DEFAULT_SPEC } from '../../../../generators/c
 import { loadModel } from '../../../../generators/model/index.js';
 import type { ApiModel, OperationModel, ParameterModel } from '../../../../generators/model/model.js';
 import { SchemaValidator } from '../verify/spec.js';
+// The generated client's own check (its runtime template), so that the CLI and the client refuse the same values.
+import { pathParameterProblem } from '../../../../templates/client/path-params.js';
 
 /** The generators' `DEFAULT_SPEC` and `CONTROL_SPEC` (from core/assets.ts, which loads no target and no linter). */
 export const API_SPEC_FILE = DEFAULT_SPEC;
@@ -111,6 +113,9 @@ export function indexDocs(api: ApiModel, control: ApiModel): Docs {
             continue;
           }
           if (opaque.has(`/${where}/${param.name}`)) continue;
+          // A string schema allows `..`; the URL would then name another route (`/purchases/../capture` is `/capture`).
+          const routeProblem = where === 'path' ? pathParameterProblem(String(value)) : null;
+          if (routeProblem !== null) problems.push(`path parameter "${param.name}" ${routeProblem}`);
           for (const error of validator(operation.doc).errors(param.schema as Json, coerceParameter(param, value))) problems.push(`${where} parameter "${param.name}": ${error.replace(/^\/ /, '')}`);
         }
       };

@@ -7,6 +7,7 @@ import { loadDocs } from './docs.js';
 import { CliError, type Output } from './errors.js';
 import { listDeliveries, listEndpoints, type Delivery } from './deliveries.js';
 import { expandGlobs, unknownName } from './suggest.js';
+import { jsonLine, terminalSafe } from '../terminal.js';
 
 /** Options of {@link runEventsList}. */
 export interface EventsListOptions {
@@ -57,7 +58,7 @@ export async function runEventsList(options: EventsListOptions, output: Output):
     deliveries = (await listDeliveries(api, { ...query, limit: 1000 })).filter((d) => wanted.has(d.event)).slice(-limit);
   }
   if (options.format === 'json') {
-    for (const d of deliveries) output.out(JSON.stringify(d));
+    for (const d of deliveries) output.out(jsonLine(d));
     return deliveries;
   }
   if (deliveries.length === 0) {
@@ -65,7 +66,8 @@ export async function runEventsList(options: EventsListOptions, output: Output):
     return deliveries;
   }
   const rows = [['DELIVERY', 'EVENT_ID', 'EVENT', 'STATUS', 'ATTEMPTS', 'LAST', 'ENDPOINT', 'CREATED']];
-  for (const d of deliveries) rows.push([String(d.id), String(d.event_id), d.event, d.status, String(d.attempts), d.last_status === null ? (d.last_error ?? '-') : String(d.last_status), String(d.endpoint_id), d.created_at]);
+  // Escaped before the widths are measured, so that the columns line up as printed.
+  for (const d of deliveries) rows.push([String(d.id), String(d.event_id), d.event, d.status, String(d.attempts), d.last_status === null ? (d.last_error ?? '-') : String(d.last_status), String(d.endpoint_id), d.created_at].map(terminalSafe));
   for (const line of table(rows)) output.out(line);
   return deliveries;
 }

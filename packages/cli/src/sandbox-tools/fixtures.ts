@@ -243,7 +243,7 @@ export async function loadFixture(file: string, docs: Docs): Promise<Fixture> {
     throw new CliError(`${file} is not JSON: ${(error as Error).message}`);
   }
   const problems = fixtureProblems(parsed, docs);
-  if (problems.length > 0) throw new CliError(`${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}, nothing was run:\n  ${problems.join('\n  ')}`, 'fix the steps; gen-card-api trigger --help describes the format');
+  if (problems.length > 0) throw new CliError(`${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}, nothing was run:`, 'fix the steps; gen-card-api trigger --help describes the format', problems);
   return parsed as Fixture;
 }
 
@@ -295,7 +295,8 @@ export async function runFixture(options: FixtureOptions, output: Output): Promi
   const fixture = await loadFixture(file, docs);
   const api = new SandboxApi(resolveTarget(options, docs), docs, { print: output.out });
   const after = await newestDeliveryId(api);
-  output.out(`fixture ${file}: ${fixture.steps.length} steps${fixture.description ? `\n  ${fixture.description}` : ''}`);
+  output.out(`fixture ${file}: ${fixture.steps.length} steps`);
+  if (fixture.description) output.out(`  ${fixture.description}`);
   const answers = new Map<string, unknown>();
   for (const [i, step] of fixture.steps.entries()) {
     const where = `step ${i + 1} "${step.id}" (${step.call})`;
@@ -307,7 +308,7 @@ export async function runFixture(options: FixtureOptions, output: Output): Promi
       if (operation.model.async && step.wait !== false) answers.set(step.id, { data: await waitForOrder(api, String(result.body.data.uuid)) });
       else answers.set(step.id, result.body);
     } catch (error) {
-      if (error instanceof CliError) throw new CliError(`${where}: ${error.message}`, error.hint);
+      if (error instanceof CliError) throw new CliError(`${where}: ${error.message}`, error.hint, error.details);
       throw error;
     }
   }

@@ -3,6 +3,12 @@
  * which forwards every delivery to the local app exactly as the sandbox signed it and answers the sandbox with the
  * app's status, so the sandbox's own retry schedule (D19) applies when the app answers non-2xx or is down.
  *
+ * The receiver is a port anyone on the machine can POST to, so a delivery is forwarded only once its signature
+ * verifies with the endpoint's secret, by `@card-api/webhooks`' own `constructEvent` (the check the app makes; no
+ * second verifier): a forged or replayed one is answered 400, shown as refused with the reason, and the app never
+ * sees it. Only the headers a webhook is made of are forwarded (FORWARDED_HEADERS), never a caller's
+ * Authorization or Cookie, and every string of a delivery is printed through `terminalSafe`.
+ *
  * Why a receiver registered as an endpoint: the sandbox already signs, stores, retries and logs deliveries per
  * endpoint; listen adds no second queue, the signature the app checks is the sandbox's own, and `events list`,
  * `events resend` and the retries see listen's endpoint like any other.
@@ -21,11 +27,13 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { constructEvent, WebhookVerificationError } from '@card-api/webhooks';
 import { SandboxApi, TokenRefusedError, UnreachableError, type Target } from './api.js';
 import { listDeliveries, listEndpoints, type Endpoint } from './deliveries.js';
 import type { Docs } from './docs.js';
 import { CliError, httpUrl, type Output } from './errors.js';
 import { expandGlobs } from './suggest.js';
+import { jsonLine, terminalSafe } from '../terminal.js';
 
 /** How listen's endpoint is recognised among the workspace's endpoints. */
 export const LISTEN_DESCRIPTION = 'gen-card-api listen';
@@ -35,8 +43,13 @@ const LIVE_HEADER = 'x-gen-card-api-listen';
 const MAX_DELIVERY_BYTES = 1024 * 1024;
 /** Largest answer read from the app (then dropped: only its status matters). */
 const MAX_APP_ANSWER_BYTES = 1024 * 1024;
-/** Headers of one hop only: everything else the sandbox sent is forwarded as it came. */
-const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'te', 'trailer', 'upgrade', 'proxy-connection', 'proxy-authorization', 'expect']);
+/**
+ * The headers forwarded to the app, besides the spec's signature header (`X-Service-Signature`, read from the
+ * model) and the Host and Content-Length listen sets itself: what a delivery is made of (the sandbox sends these
+ * and nothing else). Everything else is dropped: a header the sandbox does not send did not come from it, and
+ * Authorization, Cookie or a proxy's headers must not reach the app as if the sandbox had sent them.
+ */
+const FORWARDED_HEADERS = ['content-type', 'user-agent'];
 
 /** Options of {@link startListen}. */
 export interface ListenOptions {
@@ -72,6 +85,12 @@ export interface ForwardRecord {
   /** The same event_id was forwarded before in this session (a retry or a resend). */
   redelivery: boolean;
   error: string | null;
+  /**
+   * Why the delivery was refused (answered 400, not forwarded): its signature did not verify with the endpoint's
+   * secret. `<reason>: <message>` of the `WebhookVerificationError`; null for a forwarded delivery. A refused
+   * delivery's body is not read: `event`, `event_id` and `ids` are null and empty, whatever it claimed.
+   */
+  refused: string | null;
 }
 
 /** A running session. */
@@ -99,13 +118,15 @@ export function idsOf(data: unknown): Record<string, string> {
   return ids;
 }
 
-/** One line per delivery, as printed in text format. */
+/** One line per delivery, as printed in text format; every string that came with the delivery is terminal-safe. */
 export function formatRecord(r: ForwardRecord): string {
+  const time = r.time.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  if (r.refused !== null) return `${time}  REFUSED (${terminalSafe(r.refused)}); answered ${r.answered}, not forwarded`;
   const ids = Object.entries(r.ids)
-    .map(([k, v]) => `${k}=${v}`)
+    .map(([k, v]) => `${terminalSafe(k)}=${terminalSafe(v)}`)
     .join(' ');
-  const head = `${r.time.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}  ${r.event ?? '(not an event)'}${r.event_id !== null ? ` [${r.event_id}]` : ''}${ids ? `  ${ids}` : ''}${r.redelivery ? '  (redelivery)' : ''}`;
-  if (r.status === null) return `${head}  → ${r.error} after ${r.latency_ms} ms; answered ${r.answered}, the sandbox retries`;
+  const head = `${time}  ${r.event === null ? '(not an event)' : terminalSafe(r.event)}${r.event_id !== null ? ` [${r.event_id}]` : ''}${ids ? `  ${ids}` : ''}${r.redelivery ? '  (redelivery)' : ''}`;
+  if (r.status === null) return `${head}  → ${terminalSafe(r.error ?? '')} after ${r.latency_ms} ms; answered ${r.answered}, the sandbox retries`;
   const ok = r.status >= 200 && r.status < 300;
   return `${head}  → ${r.status} in ${r.latency_ms} ms${ok ? '' : ', the sandbox retries'}`;
 }
@@ -126,12 +147,15 @@ async function isLiveSession(url: string): Promise<boolean> {
   }
 }
 
-/** Sends the delivery's bytes and headers to the app; resolves with its status, or the reason it could not answer. */
-function forward(target: URL, body: Buffer, rawHeaders: string[], timeoutMs: number): Promise<{ status: number | null; error: string | null; timedOut: boolean }> {
+/**
+ * Sends the delivery's bytes and the headers named in `forwarded` (lower case) to the app; resolves with its
+ * status, or the reason it could not answer.
+ */
+function forward(target: URL, body: Buffer, rawHeaders: string[], forwarded: ReadonlySet<string>, timeoutMs: number): Promise<{ status: number | null; error: string | null; timedOut: boolean }> {
   return new Promise((resolve) => {
     // Raw header pairs keep the sandbox's spelling; Node adds no Host to a raw list, so it is set here.
     const headers: [string, string][] = [['Host', target.host]];
-    for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (!HOP_BY_HOP.has(rawHeaders[i]!.toLowerCase())) headers.push([rawHeaders[i]!, rawHeaders[i + 1]!]);
+    for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (forwarded.has(rawHeaders[i]!.toLowerCase())) headers.push([rawHeaders[i]!, rawHeaders[i + 1]!]);
     headers.push(['Content-Length', String(body.length)]);
     let settled = false;
     const done = (outcome: { status: number | null; error: string | null; timedOut: boolean }): void => {
@@ -202,7 +226,14 @@ export async function startListen(options: ListenOptions): Promise<ListenSession
   // Proves the sandbox and the token before anything is opened.
   await listEndpoints(api);
 
+  // The signature header is the spec's (every event names the same one); a delivery is verified against it.
+  const signatureHeaders = [...new Set(docs.api.events.map((e) => e.signatureHeader.toLowerCase()))];
+  const forwarded = new Set([...FORWARDED_HEADERS, ...signatureHeaders]);
   const sessionId = randomUUID();
+  /** The endpoint this session delivers through (a heartbeat may move it, and its secret, to another). */
+  let endpoint: { id: number; secret: string; reused: boolean };
+  /** Settles once the endpoint is first claimed: a delivery waits for it before verifying. */
+  let claimed: Promise<unknown>;
   const seen = new Set<number>();
   const inFlight = new Set<Promise<void>>();
   const emitter = new EventEmitter() as ListenSession;
@@ -221,15 +252,25 @@ export async function startListen(options: ListenOptions): Promise<ListenSession
       return;
     }
     const started = performance.now();
-    const outcome = await forward(forwardTo, body, req.rawHeaders, forwardTimeoutMs);
-    const answered = outcome.status ?? (outcome.timedOut ? 504 : 502);
-    res.writeHead(answered, { 'content-type': 'text/plain' }).end(outcome.status === null ? `gen-card-api listen: ${outcome.error}\n` : '');
+    // A delivery may arrive while the endpoint is being claimed (a reused endpoint's pending ones): its secret first.
+    await claimed;
+    const secret = endpoint.secret;
+    const header = signatureHeaders.map((name) => req.headers[name]).find((value) => value !== undefined);
     let envelope: { event?: unknown; event_id?: unknown; data?: unknown } = {};
     try {
-      envelope = JSON.parse(body.toString('utf8')) as typeof envelope;
-    } catch {
-      // Not JSON: forwarded all the same, printed without an event.
+      envelope = constructEvent(body, typeof header === 'string' ? header : header?.join(','), secret);
+    } catch (error) {
+      // `invalid_json` comes only after a signature matched: the sandbox signed it, so the app gets it as it is.
+      if (!(error instanceof WebhookVerificationError)) throw error;
+      if (error.reason !== 'invalid_json') {
+        res.writeHead(400, { 'content-type': 'text/plain' }).end(`gen-card-api listen: refused: ${error.reason}\n`);
+        report({ time: new Date().toISOString(), event: null, event_id: null, ids: {}, status: null, answered: 400, latency_ms: 0, redelivery: false, error: null, refused: `${error.reason}: ${error.message}` });
+        return;
+      }
     }
+    const outcome = await forward(forwardTo, body, req.rawHeaders, forwarded, forwardTimeoutMs);
+    const answered = outcome.status ?? (outcome.timedOut ? 504 : 502);
+    res.writeHead(answered, { 'content-type': 'text/plain' }).end(outcome.status === null ? `gen-card-api listen: ${outcome.error}\n` : '');
     const eventId = typeof envelope.event_id === 'number' ? envelope.event_id : null;
     const record: ForwardRecord = {
       time: new Date().toISOString(),
@@ -241,13 +282,17 @@ export async function startListen(options: ListenOptions): Promise<ListenSession
       latency_ms: Math.round(performance.now() - started),
       redelivery: eventId !== null && seen.has(eventId),
       error: outcome.error,
+      refused: null,
     };
     if (eventId !== null) {
       seen.add(eventId);
       // Bounded memory over a long session: only recent ids matter for the "redelivery" mark.
       if (seen.size > 100_000) seen.delete(seen.values().next().value!);
     }
-    output.out(format === 'json' ? JSON.stringify(record) : formatRecord(record));
+    report(record);
+  };
+  const report = (record: ForwardRecord): void => {
+    output.out(format === 'json' ? jsonLine(record) : formatRecord(record));
     emitter.emit('delivery', record);
   };
   const server = http.createServer((req, res) => {
@@ -285,9 +330,10 @@ export async function startListen(options: ListenOptions): Promise<ListenSession
     return { id: created.id, secret: created.secret, reused: false };
   };
 
-  let endpoint: { id: number; secret: string; reused: boolean };
+  const claiming = claim();
+  claimed = claiming;
   try {
-    endpoint = await claim();
+    endpoint = await claiming;
   } catch (error) {
     server.close();
     throw error;
@@ -321,11 +367,11 @@ export async function startListen(options: ListenOptions): Promise<ListenSession
       if (current === undefined || current.url !== receiverUrl) {
         endpoint = await claim();
         output.log(`listen: the sandbox no longer has this session's endpoint (restarted without --db?): ${endpoint.reused ? 'reused' : 'registered'} endpoint ${endpoint.id}`);
-        output.log(`> Your webhook signing secret is now ${endpoint.secret}`);
+        output.log(`> Your webhook signing secret is now ${terminalSafe(endpoint.secret)}`);
         emitter.emit('endpoint', endpoint.id);
       } else if (current.status !== 'active') {
         await api.call('enableWebhookEndpoint', { path: { endpoint_id: endpoint.id } }, { quiet: true });
-        output.log(`listen: endpoint ${endpoint.id} was disabled (${current.disabled_reason ?? 'manual'}); enabled it again. Deliveries cancelled or failed meanwhile: gen-card-api events resend <event_id>`);
+        output.log(`listen: endpoint ${endpoint.id} was disabled (${terminalSafe(current.disabled_reason ?? 'manual')}); enabled it again. Deliveries cancelled or failed meanwhile: gen-card-api events resend <event_id>`);
         emitter.emit('endpoint', endpoint.id);
       }
     } catch (error) {
@@ -340,7 +386,7 @@ export async function startListen(options: ListenOptions): Promise<ListenSession
         void finish(error);
         return;
       } else {
-        output.log(`listen: checking the endpoint failed: ${error instanceof Error ? error.message : String(error)}`);
+        output.log(`listen: checking the endpoint failed: ${terminalSafe(error instanceof Error ? error.message : String(error))}`);
       }
     }
     if (stopping === undefined) timer = setTimeout(() => void beat(), heartbeatMs);

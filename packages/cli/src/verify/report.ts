@@ -3,24 +3,31 @@
  * recorded (messages, request ids, event ids, idempotency keys); `redact` is a last guard that blanks the token
  * should it ever appear in a message.
  */
+import { terminalSafe } from '../terminal.js';
 import type { CheckResult, VerifyReport } from './checks.js';
 
 export type ReportFormat = 'text' | 'json' | 'junit';
 
 const MARK: Record<CheckResult['status'], string> = { pass: 'PASS', fail: 'FAIL', skipped: 'SKIP' };
 
+/**
+ * The report for people. Every string in it may come from the server (a `request_id`, an error message, a field
+ * value quoted in a detail) or from the spec, so each is passed through `terminalSafe` as it is placed: the only
+ * line breaks and the only control characters in the text are the report's own.
+ */
 export function formatText(report: VerifyReport): string {
-  const lines = [`gen-card-api verify ${report.baseUrl} (spec ${report.spec}; writes ${report.mode.writes ? 'on' : 'off'}, webhooks ${report.mode.webhooks ? 'on' : 'off'}, private key ${report.mode.privateKey ? 'on' : 'off'})`, ''];
-  if (report.stopped) lines.push(`STOPPED (${report.stopped.reason}): ${report.stopped.message}`, '');
+  const t = terminalSafe;
+  const lines = [`gen-card-api verify ${t(report.baseUrl)} (spec ${t(report.spec)}; writes ${report.mode.writes ? 'on' : 'off'}, webhooks ${report.mode.webhooks ? 'on' : 'off'}, private key ${report.mode.privateKey ? 'on' : 'off'})`, ''];
+  if (report.stopped) lines.push(`STOPPED (${t(report.stopped.reason)}): ${t(report.stopped.message)}`, '');
   for (const c of report.checks) {
-    lines.push(`${MARK[c.status]}  ${c.id.padEnd(34)} ${c.title}`);
-    if (c.status === 'skipped') lines.push(`      skipped: ${c.details[0] ?? ''}`);
-    if (c.status === 'fail') for (const d of c.details.slice(0, 10)) lines.push(`      - ${d}`);
+    lines.push(`${MARK[c.status]}  ${t(c.id).padEnd(34)} ${t(c.title)}`);
+    if (c.status === 'skipped') lines.push(`      skipped: ${t(c.details[0] ?? '')}`);
+    if (c.status === 'fail') for (const d of c.details.slice(0, 10)) lines.push(`      - ${t(d)}`);
     if (c.status === 'fail' && c.details.length > 10) lines.push(`      ... ${c.details.length - 10} more`);
-    if (c.evidence.length > 0) lines.push(`      evidence: ${c.evidence.slice(0, c.status === 'fail' ? 10 : 3).join(', ')}${c.evidence.length > (c.status === 'fail' ? 10 : 3) ? ', ...' : ''}`);
+    if (c.evidence.length > 0) lines.push(`      evidence: ${c.evidence.slice(0, c.status === 'fail' ? 10 : 3).map(t).join(', ')}${c.evidence.length > (c.status === 'fail' ? 10 : 3) ? ', ...' : ''}`);
   }
   const s = report.summary;
-  lines.push('', `${s.total} checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped in ${(report.durationMs / 1000).toFixed(1)} s (${report.requests} requests)${report.stopped ? `; stopped (${report.stopped.reason})` : ''}`);
+  lines.push('', `${s.total} checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped in ${(report.durationMs / 1000).toFixed(1)} s (${report.requests} requests)${report.stopped ? `; stopped (${t(report.stopped.reason)})` : ''}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -18,6 +18,7 @@ import {
   redact,
 } from './errors.js';
 import { PagePromise, type Page } from './pagination.js';
+import { pathParameterProblem } from './path-params.js';
 import { createQuerySerializerFor, type QueryParamStyle, type QuerySerializerFn } from './query.js';
 import {
   MAX_RETRY_AFTER_MS,
@@ -322,8 +323,11 @@ export class ClientCore {
     const timeoutMs = options?.timeoutMs === undefined ? this.#timeoutMs : validCount('timeoutMs', options.timeoutMs, 0, 1);
     const path = params?.path;
     if (path !== undefined) {
-      // An empty segment would silently turn `/cards/{uuid}` into the list route `/cards/`.
-      for (const k in path) if (path[k] === '') throw new TypeError(`path parameter ${k} must not be empty`);
+      // `..` would make `/cards/{uuid}` the API root, an empty value the list route: refused before anything is sent.
+      for (const k in path) {
+        const problem = pathParameterProblem(String(path[k]));
+        if (problem !== null) throw new TypeError(`path parameter ${k} ${problem}; no request was sent`);
+      }
     }
     const init: FetchInit = {
       params: { path, query: params?.query },
