@@ -136,6 +136,22 @@ export const generatorRefusals: LintCheck = ({ file, display, document }) => gen
 export const DOCUMENT_CHECKS: readonly LintCheck[] = [openApi31Schema, unresolvedLocalRefs, generatorRefusals];
 
 /**
+ * The bundled document, once lint has resolved every document through `resolver`. A spec that is one file (lint read
+ * no other document, nor tried to) is its own bundle: Redocly's bundle of it, `$ref`s kept, rewrites nothing, so its
+ * walk is skipped and the root as lint parsed it is the document.
+ */
+async function bundled(specPath: string, config: Awaited<ReturnType<typeof loadConfig>>, resolver: SpecResolver): Promise<unknown> {
+  if (resolver.documentsRead === 1) {
+    const root = await resolver.resolveDocument(null, resolver.root, true);
+    if (!(root instanceof Error) && 'parsed' in root) return root.parsed;
+  }
+  const result = await bundleSpec(specPath, config, resolver);
+  const refused = inputProblems(resolver.root, result.problems);
+  if (refused.length > 0) throw new SpecErrors(refused);
+  return result.bundle.parsed;
+}
+
+/**
  * Lints one spec (a path, an http(s) URL or `-` for stdin). Resolves with every lint problem; inspect `errors`. A
  * spec that cannot be linted at all (unreadable, past the input limits, not YAML or JSON, not OpenAPI 3.1, or with a
  * `$ref` the input policy refuses) rejects with the generators' `SpecError`/`SpecErrors` (file, pointer, reason),
@@ -156,10 +172,7 @@ export async function lintSpec(specPath: string = DEFAULT_SPEC, configPath: stri
     assertOpenApi31(absolute, (await bundleSpec(specPath, config, resolver)).bundle.parsed);
     throw error;
   }
-  const bundled = await bundleSpec(specPath, config, resolver);
-  const refused = inputProblems(absolute, bundled.problems);
-  if (refused.length > 0) throw new SpecErrors(refused);
-  const document = assertOpenApi31(absolute, bundled.bundle.parsed);
+  const document = assertOpenApi31(absolute, await bundled(specPath, config, resolver));
   const problems = linted.map(fromRedocly);
 
   const context: LintContext = { file: absolute, display: relative(absolute), document, redoclyClean: !problems.some((p) => p.severity === 'error') };
