@@ -194,3 +194,9 @@ export function renderCatalogueTable(): string {
   });
   return ['| id | level | meaning | why (the reason printed with the change) | example |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
 }
+
+/** The policy rules as one Markdown table: rule, default level, why (docs/diff-checks.md embeds it between markers). */
+export function renderPolicyTable(): string {
+  const rows = POLICY_RULES.map((id) => `| \`${id}\` | ${CHECKS[id].level} | ${POLICY[id]} |`);
+  return ['| rule | default | why |', '| --- | --- | --- |', ...rows].join('\n');
+}

@@ -13,7 +13,7 @@ import { applyOverrides, type Overrides, type Policy } from './overrides.js';
 import { Comparer } from './schema.js';
 import { compareWebhooks } from './webhooks.js';
 
-export { bumpOf, CHECKS, CHECK_IDS, LEVELS, POLICY, POLICY_RULES, isCheckId, isPolicyRule, renderCatalogueTable, type Bump, type CheckId, type Level, type PolicyRule } from './catalogue.js';
+export { bumpOf, CHECKS, CHECK_IDS, LEVELS, POLICY, POLICY_RULES, isCheckId, isPolicyRule, renderCatalogueTable, renderPolicyTable, type Bump, type CheckId, type Level, type PolicyRule } from './catalogue.js';
 export type { Change, ChangeLocation, Place } from './change.js';
 export { readDocument, type DiffDoc } from './document.js';
 export { acknowledgmentLine, applyOverrides, loadOverrides, parseOverrides, parsePolicyFlags, type OverrideEntry, type Overrides, type Policy } from './overrides.js';
@@ -89,14 +89,18 @@ function placeKey(p: Place): string {
 }
 
 /**
- * One entry per edit: changes with the same check, level, pointers, message and override are one edit seen from
+ * One entry per edit: changes with the same check, level, pointer, message and override are one edit seen from
  * several operations or events (a shared schema), merged into one change that lists every place and everything it
  * touches (client methods first). The input's order is kept (first place first).
  */
 export function mergeChanges(changes: Change[]): Change[] {
   const merged = new Map<string, { change: Change; places: Map<string, Place>; touches: Set<string> }>();
   for (const c of changes) {
-    const key = [c.id, c.level, c.defaultLevel, c.location.base ?? '', c.location.head ?? '', c.message, c.override?.entry ?? ''].join('\0');
+    // The deeper pointer names the edit: a field removed is its base property, whichever schema (a component, or
+    // one that merges it with `allOf`) lost it in the head; a field added is its head property.
+    const { base, head } = c.location;
+    const pointer = base && head ? (base.length >= head.length ? base : head) : (head ?? base ?? '');
+    const key = [c.id, c.level, c.defaultLevel, pointer, c.message, c.override?.entry ?? ''].join('\0');
     let m = merged.get(key);
     if (!m) {
       m = { change: c, places: new Map(), touches: new Set() };
