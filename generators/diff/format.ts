@@ -25,7 +25,7 @@ function placesText(c: Change, max = PLACES_LISTED, show: (p: Place) => string =
   const names = [...new Set(c.places.map(show))];
   const listed = names.slice(0, max);
   const rest = names.length - listed.length;
-  if (rest > 0) return `${listed.join(', ')} and ${rest} more`;
+  if (rest > 0) return `${names.length} places: ${listed.join(', ')} and ${rest} more`;
   return listed.length > 1 ? `${listed.slice(0, -1).join(', ')} and ${listed.at(-1)}` : (listed[0] ?? 'spec');
 }
 
@@ -42,7 +42,8 @@ const SCHEMA_POINTER = /^#\/components\/schemas\/([^/]+)((?:\/.*)?)$/;
  */
 export function subjectOf(c: Change): string {
   const { base, head } = c.location;
-  const pointer = base && head ? (base.length >= head.length ? base : head) : (head ?? base);
+  // A branch added or removed is about the schema that has the branches, not the branch (which the message names).
+  const pointer = c.id.endsWith('variant-added') ? base : c.id.endsWith('variant-removed') ? head : base && head ? (base.length >= head.length ? base : head) : (head ?? base);
   const m = pointer ? SCHEMA_POINTER.exec(pointer) : null;
   if (!m) return c.location.field ?? '';
   const tokens = m[2]!.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
@@ -70,7 +71,8 @@ function where(c: Change): string {
     return field ? `${placeText(c.places[0]!)} · ${field}` : placeText(c.places[0]!);
   }
   const subject = subjectOf(c);
-  return `${subject ? `${subject} in ` : ''}${c.places.length} places`;
+  const reached = new Set(c.places.map(placeText)).size;
+  return `${subject ? `${subject} in ` : ''}${reached} place${reached === 1 ? '' : 's'}`;
 }
 
 /** The entry as one sentence: what changed, then why it matters. */
@@ -223,7 +225,7 @@ function changelog(r: DiffResult, o: FormatOptions): string {
     const list = r.changes.filter((c) => c.level === l);
     if (list.length === 0 || RANK[l] > RANK[level]) continue;
     out.push('', `## ${CHANGELOG_HEADINGS[l]}`, '');
-    for (const c of list) out.push(`- ${sentence(c)} In ${placesText(c, 8, shortPlace)}.`);
+    for (const c of list) out.push(`- ${sentence(c)}${c.places.some((p) => p.operation || p.event) ? ` In ${placesText(c, 8, shortPlace)}.` : ''}`);
   }
   return `${out.join('\n')}\n`;
 }
@@ -311,7 +313,7 @@ function github(r: DiffResult, o: FormatOptions): string {
       if (line) props.push(`line=${line}`);
     }
     props.push(`title=${escapeProperty(`${c.id} (${c.level})`)}`);
-    const place = c.places.length > 1 ? `${c.places.length} places (${placesText(c)})` : where(c);
+    const place = c.places.length > 1 ? placesText(c) : where(c);
     const body = `${place}: ${sentence(c)}${c.touches.length ? ` [touches ${c.touches.join(', ')}]` : ''}`;
     return `::${command[c.level]} ${props.join(',')}::${escapeData(body)}`;
   });
