@@ -8,7 +8,9 @@
  *
  * Bar (issue 34): the median of the per-pair CPU ratios is at most 1.0x.
  *
- * Run: node --import tsx bench/lint.ts [spec]   (ROUNDS=n, default 5; SPEC defaults to spec/openapi.yaml)
+ * Run: node --import tsx bench/lint.ts [spec]   (ROUNDS=n, default 5; the spec defaults to spec/openapi.yaml)
+ *      REDOCLY_V1=<path to @redocly/cli 1.x bin/cli.js> adds Redocly 1.x, whose engine (@redocly/openapi-core 1.x)
+ *      is the one gen-card-api lints with, as a third command (installed outside the repository).
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -30,10 +32,12 @@ writeFileSync(ours, `import nodeModule from 'node:module';\nnodeModule.enableCom
 
 // Neither tool may phone home during a measurement (there is no network here; a timeout would count as wall time).
 const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
+const v1 = process.env.REDOCLY_V1;
 const samples = coldRounds(
   [
     { label: 'gen-card-api lint', command: process.execPath, args: [ours, 'lint', SPEC] },
     { label: 'redocly lint', command: process.execPath, args: [REDOCLY, 'lint', SPEC, '--config', 'redocly.yaml'] },
+    ...(v1 ? [{ label: 'redocly 1.x lint', command: process.execPath, args: [v1, 'lint', SPEC, '--config', 'redocly.yaml'] }] : []),
   ],
   ROUNDS,
   { cwd: ROOT, env },
@@ -47,3 +51,7 @@ const cpu = pairedRatio(a.map((s) => s.cpu), b.map((s) => s.cpu));
 console.log(`  CPU ours/redocly, median of the per-pair ratios: ${cpu.text}`);
 console.log(`  wall ours/redocly (median of medians): ${(median(a.map((s) => s.wall)) / median(b.map((s) => s.wall))).toFixed(3)}x`);
 console.log(`  bar (at most 1.0x CPU): ${cpu.median <= 1 ? 'met' : 'not met'}`);
+if (v1) {
+  const c = samples.get('redocly 1.x lint')!;
+  console.log(`  redocly 1.x lint   CPU ${coldText(c, 'cpu')}; ours/redocly 1.x, median of the per-pair ratios: ${pairedRatio(a.map((s) => s.cpu), c.map((s) => s.cpu)).text}`);
+}
