@@ -159,17 +159,21 @@ function cell(s: string): string {
   return s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
-function markdownRows(changes: Change[]): string[] {
+function markdownRows(changes: Change[], listed = 5): string[] {
   const rows = ['| level | check | change and why | where | touches in generated code |', '| --- | --- | --- | --- | --- |'];
   for (const c of changes) {
     const level = c.override ? `${c.level} (was ${c.defaultLevel})` : c.level;
-    const place = `${cell(placesText(c))}${c.places.length === 1 && c.places[0]!.field ? ` · \`${cell(c.places[0]!.field)}\`` : ''}`;
-    rows.push(`| ${level} | \`${c.id}\` | ${cell(sentence(c))}<br><sub>${cell(pointers(c))}</sub> | ${place} | ${cell(c.touches.map((t) => `\`${t}\``).join(', '))} |`);
+    // A pull-request comment is bounded (GitHub: 65,536 characters): a few places, then a count.
+    const place = `${cell(placesText(c, listed))}${c.places.length === 1 && c.places[0]!.field ? ` · \`${cell(c.places[0]!.field)}\`` : ''}`;
+    // The pointers are in the text, JSON and GitHub outputs; a comment names the change and where it reaches.
+    rows.push(`| ${level} | \`${c.id}\` | ${cell(sentence(c))} | ${place} | ${cell(c.touches.map((t) => `\`${t}\``).join(', '))} |`);
   }
   return rows;
 }
 
 const SECTION = { breaking: 'Breaking', warning: 'Warnings', info: 'Info' } as const;
+/** Characters a Markdown report keeps under GitHub's comment limit (65,536), with room for the acknowledgment block. */
+const COMMENT_BUDGET = 56_000;
 
 function markdown(r: DiffResult, o: FormatOptions): string {
   const s = r.summary;
@@ -196,9 +200,13 @@ function markdown(r: DiffResult, o: FormatOptions): string {
       out.push('', `${list.length} ${l} change(s) not shown (\`--level ${l}\` shows them).`);
       continue;
     }
-    // Info entries are folded: a reviewer opens them when they want the additions.
-    if (l === 'info') out.push('', `<details><summary>${SECTION[l]} (${list.length})</summary>`, '', ...markdownRows(list), '', '</details>');
-    else out.push('', `#### ${SECTION[l]} (${list.length})`, '', ...markdownRows(list));
+    // Info entries are folded: a reviewer opens them when they want the additions. A comment that would pass
+    // GitHub's limit (65,536 characters) leaves them out, and says so, rather than being refused.
+    if (l === 'info') {
+      const folded = ['', `<details><summary>${SECTION[l]} (${list.length})</summary>`, '', ...markdownRows(list, 1), '', '</details>'];
+      if (out.join('\n').length + folded.join('\n').length > COMMENT_BUDGET) out.push('', `${list.length} info change(s) not shown: the comment would be too long for a pull request (\`--format text\` or \`json\` lists them).`);
+      else out.push(...folded);
+    } else out.push('', `#### ${SECTION[l]} (${list.length})`, '', ...markdownRows(list));
   }
   if (s.failing > 0) {
     const hint = overridesFileHint(r, o.headFile ?? null);
