@@ -30,7 +30,7 @@ if (process.argv[2] === '--child') {
   let line: string;
   if (tool === 'ours') {
     const r = runDiff(await loadSide(base!), await loadSide(head!));
-    line = `${r.changes.length} changes (${r.summary.breaking} breaking), bump ${r.bump}`;
+    line = `${r.changes.length} changes (${r.summary.breaking} breaking) reaching ${r.changes.reduce((n, c) => n + c.places.length, 0)} places, bump ${r.bump}`;
   } else {
     const read = (file: string) => (file.endsWith('.json') ? JSON.parse(readFileSync(file, 'utf8')) : parse(readFileSync(file, 'utf8')));
     const { diffs } = apiCompare(read(base!), read(head!));

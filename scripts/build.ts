@@ -38,7 +38,8 @@ async function cliExternals(): Promise<string[]> {
   return names.flatMap((name) => [name, `${name}/*`]);
 }
 
-async function buildCli(): Promise<void> {
+/** The CLI alone (bench/lint.ts builds it when `packages/cli/dist` is missing, without the libraries' `tsc -b`). */
+export async function buildCli(): Promise<void> {
   const dist = path.join(cliDir, 'dist');
   await rm(dist, { recursive: true, force: true });
   await build({

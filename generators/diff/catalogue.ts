@@ -21,11 +21,13 @@ export const CHECKS = {
   // Operations
   'operation-removed': { level: 'breaking', meaning: 'An operation of the base is gone: no operation with its id, nor with its method and path.', example: '`DELETE /cards/{uuid}` removed', why: 'a client that calls it gets 404 or 405' },
   'operation-added': { level: 'info', meaning: 'A new operation.', example: '`GET /cards/{uuid}/limits` added', why: 'nothing breaks; a new operation can be called' },
-  'operation-id-changed': { level: 'breaking', meaning: 'The same method and path now has another operationId: the generated `operations[...]` type and query type are renamed.', example: '`listCards` renamed `listAllCards`', why: 'code that names the operation by its id (generated types, routing) must be renamed' },
+  'operation-id-changed': { level: 'warning', meaning: 'The same method and path now has another operationId: the generated `operations[...]` type and query type are renamed. A policy rule (default warning: the call on the wire is unchanged, and code generated from the id fails to compile where it must be renamed).', example: '`listCards` renamed `listAllCards`', why: 'the call is unchanged on the wire; code that names the operation by its id (generated types, routing) must be renamed' },
   'operation-method-changed': { level: 'breaking', meaning: 'The same operationId now uses another HTTP method.', example: '`freezeCard` from `POST` to `PUT`', why: 'a client that calls it with the old method is refused' },
   'operation-path-changed': { level: 'breaking', meaning: 'The same operationId now lives at another path.', example: '`/cards/{uuid}/freeze` moved to `/cards/{uuid}/frozen`', why: 'a client that calls the old path gets 404' },
   'client-method-renamed': { level: 'breaking', meaning: 'The operation\'s generated client method (`x-client`) has another name or resource.', example: '`client.cards.list()` becomes `client.cards.all()`', why: 'code that calls the old generated method no longer compiles' },
-  'operation-deprecated': { level: 'warning', meaning: 'An operation became deprecated.', example: '`deprecated: true` added to `getCard`', why: 'callers keep working for now, but should move off it before it is removed' },
+  'operation-deprecated': { level: 'warning', meaning: 'An operation became deprecated (its sunset date, `x-sunset` or a documented `Sunset` header, is named when there is one).', example: '`deprecated: true` added to `getCard`', why: 'callers keep working for now, but should move off it before it is removed' },
+  'operation-removed-before-sunset': { level: 'breaking', meaning: 'A deprecated operation was removed before the sunset date it announced (`x-sunset` on the operation, or the example or default of a `Sunset` response header), judged against `--date` (today by default).', example: '`getCard` with `x-sunset: 2030-01-01` removed in 2027', why: 'callers were promised the operation until its sunset date and may still call it' },
+  'deprecated-operation-removed': { level: 'warning', meaning: 'A deprecated operation was removed on or after its sunset date, or it announced none. A policy rule (default warning: the deprecation was the notice).', example: '`getCard`, deprecated with `x-sunset: 2025-01-01`, removed', why: 'callers were told to move off it; any that did not now get 404 or 405' },
   // Parameters and request body
   'request-parameter-added-required': { level: 'breaking', meaning: 'A new required path, query or cookie parameter.', example: 'required query `currency` added to `listCards`', why: 'a client that does not send the parameter is now refused' },
   'request-parameter-became-required': { level: 'breaking', meaning: 'An optional parameter became required.', example: '`per_page` now required', why: 'a client that omits the parameter is now refused' },
@@ -72,7 +74,8 @@ export const CHECKS = {
   'response-body-changed': { level: 'breaking', meaning: 'The success body changed shape: JSON or none, `{ data }` or another envelope, one item or a list.', example: '`getWallet` answers 204 with no body', why: 'a client that parses the old body fails' },
   'pagination-envelope-changed': { level: 'breaking', meaning: 'A list became paginated, stopped being paginated, or its page envelope lost `data`, `meta` or `links`.', example: '`listCardProducts` becomes paginated', why: 'a client that reads pages (or a plain list) fails to parse the answer' },
   'pagination-default-per-page-changed': { level: 'breaking', meaning: 'The default page size of a paginated list changed: callers that omit it get other pages.', example: '`per_page` default from 50 to 20', why: 'a client that omits the page size gets other pages' },
-  'response-field-removed': { level: 'breaking', meaning: 'A response field is gone.', example: '`Card.nickname` removed', why: 'a client that reads the field gets undefined' },
+  'response-field-removed': { level: 'breaking', meaning: 'A required response field is gone.', example: '`Card.masked_pan` (required) removed', why: 'a client that reads the field gets undefined' },
+  'response-optional-field-removed': { level: 'warning', meaning: 'An optional response field is gone. A policy rule (default warning: a reader of an optional field already handles its absence; the generated type loses `field?: T`, so code that names it stops compiling).', example: '`Card.nickname` (optional) removed', why: 'a client that reads the field always gets undefined; code that names it in a generated type no longer compiles' },
   'response-field-became-optional': { level: 'breaking', meaning: 'A required response field became optional.', example: '`Order.related_card_uuid` no longer required', why: 'a client that reads the field may get undefined' },
   'response-field-became-nullable': { level: 'breaking', meaning: 'A response value may now be `null`.', example: '`Card.pan_last4` becomes `string | null`', why: 'a client that reads the value may get null' },
   'response-type-changed': { level: 'breaking', meaning: 'A response value may now be of a type it was not.', example: '`Order.held_amount` from `string` to `number`', why: 'a client that reads the value may get a type it does not handle' },
@@ -110,7 +113,8 @@ export const CHECKS = {
   'webhook-event-removed': { level: 'breaking', meaning: 'An event is no longer sent: it disappears from `EventName` and `EventMap`.', example: '`card.unfrozen` removed', why: 'a receiver waiting for the event never gets it again' },
   'webhook-event-added': { level: 'info', meaning: 'A new event: a typed dispatcher needs `onUnknownEvent` (or an update) to handle it.', example: '`card.limit_changed` added', why: 'a receiver gets an event it may not handle (a typed dispatcher needs onUnknownEvent)' },
   'webhook-signature-header-changed': { level: 'breaking', meaning: 'The signature header of an event has another name, is no longer required, or its format changed: receivers stop verifying.', example: '`X-Service-Signature` renamed `X-Signature`', why: 'a receiver that verifies deliveries rejects every one of them' },
-  'webhook-payload-field-removed': { level: 'breaking', meaning: 'A payload field is gone.', example: '`order.completed` loses `data.card_uuid`', why: 'a receiver that reads the field gets undefined' },
+  'webhook-payload-field-removed': { level: 'breaking', meaning: 'A required payload field is gone.', example: '`order.completed` loses `data.card_uuid`', why: 'a receiver that reads the field gets undefined' },
+  'webhook-payload-optional-field-removed': { level: 'warning', meaning: 'An optional payload field is gone. A policy rule (default warning, as `response-optional-field-removed`).', example: '`order.failed` loses its optional `data.reason`', why: 'a receiver that reads the field always gets undefined; code that names it in a generated type no longer compiles' },
   'webhook-payload-field-became-optional': { level: 'breaking', meaning: 'A required payload field became optional.', example: '`data.completed_at` no longer required', why: 'a receiver that reads the field may get undefined' },
   'webhook-payload-field-became-nullable': { level: 'breaking', meaning: 'A payload value may now be `null`.', example: '`data.held_amount` nullable', why: 'a receiver that reads the value may get null' },
   'webhook-payload-type-changed': { level: 'breaking', meaning: 'A payload value may now be of a type it was not.', example: '`event_id` from `integer` to `string`', why: 'a receiver that reads the value may get a type it does not handle' },
@@ -134,6 +138,28 @@ export const CHECKS = {
 } as const satisfies Record<string, CheckDoc>;
 
 export type CheckId = keyof typeof CHECKS;
+
+/**
+ * The checks whose level is a team's policy rather than a fact about the wire, with why each default is what it is.
+ * A reviewer sets them in the override file (`policy:`) or with `--policy <id>=<level>`. For comparison, oasdiff
+ * (github.com/oasdiff/oasdiff, checker/rules.go) reports an optional response property removed and a response enum
+ * value added as warnings, and an operationId change only when its optional check is enabled.
+ */
+export const POLICY = {
+  'operation-id-changed': 'the call on the wire is unchanged; only code generated from the id is renamed, and its compiler says where',
+  'response-optional-field-removed': 'a reader of an optional field already handles its absence at run time; typed code that names it stops compiling',
+  'webhook-payload-optional-field-removed': 'as for a response: a receiver already handles the absence of an optional field',
+  'response-enum-value-added': 'a reader that switches over every value meets one it does not know; most readers have a default branch',
+  'webhook-payload-enum-value-added': 'as for a response: a receiver that switches over every value meets one it does not know',
+  'deprecated-operation-removed': 'the deprecation (and its sunset date, when past) was the notice; removing the operation before that date is breaking',
+} as const satisfies Partial<Record<CheckId, string>>;
+
+export type PolicyRule = keyof typeof POLICY;
+export const POLICY_RULES = Object.keys(POLICY) as PolicyRule[];
+
+export function isPolicyRule(value: string): value is PolicyRule {
+  return Object.hasOwn(POLICY, value);
+}
 
 export type Bump = 'major' | 'minor' | 'patch' | 'none';
 
@@ -167,4 +193,10 @@ export function renderCatalogueTable(): string {
     return `| \`${id}\` | ${c.level} | ${cell(c.meaning)} | ${cell(c.why)} | ${cell(c.example)} |`;
   });
   return ['| id | level | meaning | why (the reason printed with the change) | example |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
+}
+
+/** The policy rules as one Markdown table: rule, default level, why (docs/diff-checks.md embeds it between markers). */
+export function renderPolicyTable(): string {
+  const rows = POLICY_RULES.map((id) => `| \`${id}\` | ${CHECKS[id].level} | ${POLICY[id]} |`);
+  return ['| rule | default | why |', '| --- | --- | --- |', ...rows].join('\n');
 }

@@ -16,6 +16,14 @@ export interface ChangeLocation {
   head: string | null;
 }
 
+/** One place a change reaches: an operation (id and `METHOD /path`) or an event, and the field path from there. */
+export interface Place {
+  operation?: string;
+  endpoint?: string;
+  event?: string;
+  field?: string;
+}
+
 export interface Change {
   id: CheckId;
   level: Level;
@@ -27,6 +35,11 @@ export interface Change {
   reason: string;
   /** What it touches in the generated code: client methods, exported types, event names. */
   touches: string[];
+  /**
+   * Every operation and event the change reaches (one edit of a shared schema is one change): `location` names the
+   * first of them. A change straight from the walk has one place; `runDiff` merges the places of one edit.
+   */
+  places: Place[];
   /** Set when an override entry changed the level; its reason. */
   override?: { reason: string; entry: number };
 }
@@ -56,6 +69,7 @@ export class Collector {
     if (scope.event !== undefined) location.event = scope.event;
     if (where.field !== undefined && where.field !== '') location.field = where.field;
     const touches = [...new Set([...scope.touches, ...extraTouches])];
-    this.changes.push({ id, level, defaultLevel: level, location, message, reason: CHECKS[id].why, touches });
+    const { base: _b, head: _h, ...place } = location;
+    this.changes.push({ id, level, defaultLevel: level, location, message, reason: CHECKS[id].why, touches, places: [place] });
   }
 }

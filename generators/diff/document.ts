@@ -89,6 +89,8 @@ export interface Header {
   at: string;
   required: boolean;
   schema: Sub | null;
+  /** The header's `example`, or its schema's `example`, `default` or `const`: what a `Sunset` header announces. */
+  sample: unknown;
 }
 
 export interface Link {
@@ -125,6 +127,8 @@ export interface Op {
   path: string;
   pointer: string;
   deprecated: boolean;
+  /** The sunset date it announces (`x-sunset`, or a documented `Sunset` response header's example or default), as written. */
+  sunset: string | null;
   params: Map<string, Param>;
   body: Body | null;
   responses: Map<string, Resp>;
@@ -265,7 +269,9 @@ class Reader {
           if (!h) continue;
           let schema: Sub | null = h.node.schema === undefined ? null : { node: h.node.schema, at: `${h.at}/schema` };
           if (!schema && isObject(h.node.content)) schema = [...this.content(h.node.content, `${h.at}/content`).values()][0]?.schema ?? null;
-          headers.set(name.toLowerCase(), { name, at: h.at, required: h.node.required === true, schema });
+          const s = schema ? resolveRef(this.doc, schema.node, schema.at).node : undefined;
+          const sample = h.node.example ?? (isObject(s) ? (s.example ?? s.default ?? s.const ?? (Array.isArray(s.examples) ? s.examples[0] : undefined)) : undefined);
+          headers.set(name.toLowerCase(), { name, at: h.at, required: h.node.required === true, schema, sample });
         }
       }
     }
@@ -305,6 +311,7 @@ class Reader {
     const client = isObject(node['x-client']) && typeof node['x-client'].method === 'string'
       ? { resource: typeof node['x-client'].resource === 'string' ? node['x-client'].resource : null, method: node['x-client'].method, waiter: typeof node['x-client'].waiter === 'string' ? node['x-client'].waiter : null }
       : null;
+    const announced = node['x-sunset'] ?? [...responses.values()].map((r) => r.headers.get('sunset')?.sample).find((v) => v !== undefined);
     return {
       key: operationId ?? `${method.toUpperCase()} ${route}`,
       operationId,
@@ -312,6 +319,7 @@ class Reader {
       path: route,
       pointer: where,
       deprecated: node.deprecated === true,
+      sunset: typeof announced === 'string' ? announced : announced instanceof Date ? announced.toISOString().slice(0, 10) : null,
       params: this.params([{ node: pathParams, at: `${itemAt}/parameters` }, { node: node.parameters, at: `${where}/parameters` }]),
       body: this.body(node.requestBody, `${where}/requestBody`),
       responses,

@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
-import type { Change } from './change.js';
+import type { Level } from './catalogue.js';
+import type { Change, Place } from './change.js';
 import type { DiffResult } from './index.js';
 import { isFailing } from './index.js';
 import { acknowledgmentLine } from './overrides.js';
@@ -10,41 +11,51 @@ import { acknowledgmentLine } from './overrides.js';
 export const FORMATS = ['text', 'markdown', 'json', 'github', 'changelog'] as const;
 export type Format = (typeof FORMATS)[number];
 
-/** Changes that are one edit seen from several operations or events (same check, pointers, field and message). */
-interface Group {
-  change: Change;
-  scopes: string[];
-  touches: string[];
-}
-
-function scopeOf(c: Change): string {
-  const l = c.location;
-  return l.operation ? `${l.operation}${l.endpoint ? ` (${l.endpoint})` : ''}` : l.event ? `event ${l.event}` : 'spec';
-}
-
-export function groupChanges(changes: Change[]): Group[] {
-  const groups = new Map<string, Group>();
-  for (const c of changes) {
-    const key = [c.id, c.level, c.location.base, c.location.head, c.location.field, c.message, c.override?.entry].join('\0');
-    let g = groups.get(key);
-    if (!g) {
-      g = { change: c, scopes: [], touches: [] };
-      groups.set(key, g);
-    }
-    if (!g.scopes.includes(scopeOf(c))) g.scopes.push(scopeOf(c));
-    for (const t of c.touches) if (!g.touches.includes(t)) g.touches.push(t);
-  }
-  // Client methods first, then types and events, each in first-seen order.
-  for (const g of groups.values()) g.touches = [...g.touches.filter((t) => t.startsWith('client.')), ...g.touches.filter((t) => !t.startsWith('client.'))];
-  return [...groups.values()];
-}
-
-/** How many places a grouped change lists before it only counts the rest. */
+/** How many places an entry lists before it only counts the rest. */
 export const PLACES_LISTED = 20;
 
-function placesText(g: Group): string {
-  const shown = g.scopes.slice(0, PLACES_LISTED).join(', ');
-  return g.scopes.length > PLACES_LISTED ? `${shown} and ${g.scopes.length - PLACES_LISTED} more` : shown;
+/** `getCard (GET /cards/{uuid})`, `GET /x` when the operation has no id, `event card.frozen`. */
+export function placeText(p: Place): string {
+  if (p.operation) return p.endpoint && p.endpoint !== p.operation ? `${p.operation} (${p.endpoint})` : p.operation;
+  return p.event ? `event ${p.event}` : 'spec';
+}
+
+/** The places of an entry, at most `max`, then a count of the rest. */
+function placesText(c: Change, max = PLACES_LISTED, show: (p: Place) => string = placeText): string {
+  const names = [...new Set(c.places.map(show))];
+  const listed = names.slice(0, max);
+  const rest = names.length - listed.length;
+  if (rest > 0) return `${names.length} places: ${listed.join(', ')} and ${rest} more`;
+  return listed.length > 1 ? `${listed.slice(0, -1).join(', ')} and ${listed.at(-1)}` : (listed[0] ?? 'spec');
+}
+
+/** The shortest name of a place, for release notes: the operation id (or `METHOD /path`), or `event x`. */
+function shortPlace(p: Place): string {
+  return p.operation ? `\`${p.operation}\`` : p.event ? `event \`${p.event}\`` : 'the spec';
+}
+
+const SCHEMA_POINTER = /^#\/components\/schemas\/([^/]+)((?:\/.*)?)$/;
+
+/**
+ * What an entry is about, named as a reader of the spec knows it: `Card.nickname`, `Order.items[].amount` for a
+ * change inside a component schema (from its deeper pointer), the field path otherwise.
+ */
+export function subjectOf(c: Change): string {
+  const { base, head } = c.location;
+  // A branch added or removed is about the schema that has the branches, not the branch (which the message names).
+  const pointer = c.id.endsWith('variant-added') ? base : c.id.endsWith('variant-removed') ? head : base && head ? (base.length >= head.length ? base : head) : (head ?? base);
+  const m = pointer ? SCHEMA_POINTER.exec(pointer) : null;
+  if (!m) return c.location.field ?? '';
+  const tokens = m[2]!.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  let name = m[1]!.replace(/~1/g, '/').replace(/~0/g, '~');
+  for (let i = 0; i < tokens.length; i += 1) {
+    const t = tokens[i]!;
+    if (t === 'properties' && tokens[i + 1] !== undefined) name += `.${tokens[(i += 1)]}`;
+    else if (t === 'items') name += '[]';
+    else if (t === 'additionalProperties') name += '.*';
+    else if ((t === 'allOf' || t === 'anyOf' || t === 'oneOf' || t === 'prefixItems') && tokens[i + 1] !== undefined) i += 1;
+  }
+  return name;
 }
 
 const BUMP_TEXT = { major: 'major (breaking changes)', minor: 'minor (additions or warnings, nothing breaking)', patch: 'patch (nothing a client can use or break)', none: 'none (no change)' } as const;
@@ -53,51 +64,94 @@ function bumpLine(r: DiffResult): string {
   return `semver bump for the generated packages: ${BUMP_TEXT[r.bump]}`;
 }
 
-function groupWhere(g: Group): string {
-  const field = g.change.location.field;
-  const scope = g.scopes.length === 1 ? g.scopes[0]! : `${g.scopes.length} places`;
-  return field ? `${scope} · ${field}` : scope;
+/** Where an entry is: its one place and field, or what it is about and how many places it reaches. */
+function where(c: Change): string {
+  if (c.places.length === 1) {
+    const field = c.places[0]!.field;
+    return field ? `${placeText(c.places[0]!)} · ${field}` : placeText(c.places[0]!);
+  }
+  const subject = subjectOf(c);
+  const reached = new Set(c.places.map(placeText)).size;
+  return `${subject ? `${subject} in ` : ''}${reached} place${reached === 1 ? '' : 's'}`;
 }
 
-function where(c: Change): string {
-  return c.location.field ? `${scopeOf(c)} · ${c.location.field}` : scopeOf(c);
+/** The entry as one sentence: what changed, then why it matters. */
+export function sentence(c: Change): string {
+  const subject = subjectOf(c);
+  const text = `${subject ? `\`${subject}\`: ` : ''}${c.message}; ${c.reason}.`;
+  return text[0]!.toUpperCase() + text.slice(1);
 }
 
 function pointers(c: Change): string {
   return `base ${c.location.base ?? '(absent)'} · head ${c.location.head ?? '(absent)'}`;
 }
 
-/** Distinct lines to paste into the override file for the failing changes. */
+/** Distinct lines to paste into the override file for the failing changes (and the verdict). */
 export function acknowledgmentLines(result: DiffResult): string[] {
-  return [...new Set(result.changes.filter((c) => isFailing(c, result.failOn)).map(acknowledgmentLine))];
+  const failing = [...result.changes, ...(result.verdict ? [result.verdict] : [])].filter((c) => isFailing(c, result.failOn));
+  return [...new Set(failing.map(acknowledgmentLine))];
+}
+
+/**
+ * Where the user's override file is, or should be: the one given, or `diff-overrides.yaml` next to the head spec
+ * in their repository (relative to the working directory; for `rev:path`, next to that path).
+ */
+export function overridesFileHint(r: DiffResult, headFile: string | null): { file: string; exists: boolean } {
+  if (r.overridesFile) return { file: r.overridesFile, exists: true };
+  let dir = '.';
+  if (headFile) dir = path.relative(process.cwd(), path.dirname(headFile)) || '.';
+  else {
+    const rev = /^[^:]+:(.+)$/.exec(r.head.label);
+    if (rev && !/^[a-z][a-z0-9+.-]*:\/\//i.test(r.head.label) && !/^[A-Za-z]:[\\/]/.test(r.head.label)) dir = path.posix.dirname(rev[1]!);
+  }
+  const file = dir.startsWith('..') ? 'diff-overrides.yaml' : path.posix.join(dir.split(path.sep).join('/'), 'diff-overrides.yaml');
+  return { file, exists: false };
+}
+
+function hintLines(r: DiffResult, headFile: string | null): string[] {
+  const hint = overridesFileHint(r, headFile);
+  const how = hint.exists ? `acknowledge each under \`overrides:\` in ${hint.file}` : `create ${hint.file} with these lines under \`overrides:\` and pass it with --overrides ${hint.file}`;
+  return [`${r.summary.failing} unacknowledged change(s) at or above ${r.failOn}. If they are intended, ${how}:`, ...acknowledgmentLines(r)];
 }
 
 function summaryLine(r: DiffResult): string {
   const s = r.summary;
   const ignored = s.ignored ? `, ${s.ignored} ignored by ${r.overridesFile}` : '';
-  return `${s.breaking} breaking, ${s.warning} warning, ${s.info} info${ignored} (${groupChanges(r.changes).length} distinct); failing on ${r.failOn}: ${s.failing}`;
+  const verdict = r.verdict ? `, and info.version needs a major bump` : '';
+  return `${s.breaking} breaking, ${s.warning} warning, ${s.info} info${ignored}${verdict}; failing on ${r.failOn}: ${s.failing}`;
 }
 
-function text(r: DiffResult): string {
+const RANK: Record<Level, number> = { breaking: 0, warning: 1, info: 2 };
+
+/** Entries at or above `level`, and how many were left out. */
+function shown(r: DiffResult, level: Level): { changes: Change[]; hidden: number } {
+  const changes = r.changes.filter((c) => RANK[c.level] <= RANK[level]);
+  return { changes, hidden: r.changes.length - changes.length };
+}
+
+export interface FormatOptions {
+  /** The head side's file, when it is one: GitHub annotations point into it, the override hint sits next to it. */
+  headFile?: string | null;
+  /** The lowest level printed (`info`: everything). Counts always cover every change. */
+  level?: Level;
+}
+
+function text(r: DiffResult, o: FormatOptions): string {
   const out = [`gen-card-api diff ${r.base.label} (${r.base.version}) → ${r.head.label} (${r.head.version})`];
+  if (r.verdict) out.push(`${r.verdict.level.toUpperCase()}: ${r.verdict.message}`);
   if (r.changes.length === 0) out.push('no changes');
-  for (const g of groupChanges(r.changes)) {
-    const c = g.change;
-    out.push('', `${c.level.toUpperCase().padEnd(8)} ${c.id}  ${groupWhere(g)}`, `  ${c.message}`, `  why: ${c.reason}`);
-    if (g.scopes.length > 1) out.push(`  in ${placesText(g)}`);
+  const { changes, hidden } = shown(r, o.level ?? 'info');
+  for (const c of changes) {
+    out.push('', `${c.level.toUpperCase().padEnd(8)} ${c.id}  ${where(c)}`, `  ${c.message}`, `  why: ${c.reason}`);
+    if (c.places.length > 1) out.push(`  in ${placesText(c)}`);
     out.push(`  ${pointers(c)}`);
-    if (g.touches.length) out.push(`  touches ${g.touches.join(', ')}`);
+    if (c.touches.length) out.push(`  touches ${c.touches.join(', ')}`);
     if (c.override) out.push(`  level ${c.defaultLevel} → ${c.level} by ${r.overridesFile} entry ${c.override.entry}: ${c.override.reason}`);
   }
+  if (hidden > 0) out.push('', `(${hidden} change(s) below ${o.level} not shown; --level info shows them)`);
   out.push('', summaryLine(r), bumpLine(r));
   for (const i of r.unusedOverrides) out.push(`note: ${r.overridesFile} entry ${i} matches no change any more; remove it`);
-  if (r.summary.failing > 0) {
-    out.push(
-      '',
-      `${r.summary.failing} unacknowledged change(s) at or above ${r.failOn}. If they are intended, acknowledge each under \`overrides:\` in ${r.overridesFile ?? 'an override file passed with --overrides (e.g. spec/diff-overrides.yaml)'}:`,
-      ...acknowledgmentLines(r),
-    );
-  }
+  if (r.summary.failing > 0) out.push('', ...hintLines(r, o.headFile ?? null));
   return `${out.join('\n')}\n`;
 }
 
@@ -105,7 +159,23 @@ function cell(s: string): string {
   return s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
-function markdown(r: DiffResult): string {
+function markdownRows(changes: Change[], listed = 5): string[] {
+  const rows = ['| level | check | change and why | where | touches in generated code |', '| --- | --- | --- | --- | --- |'];
+  for (const c of changes) {
+    const level = c.override ? `${c.level} (was ${c.defaultLevel})` : c.level;
+    // A pull-request comment is bounded (GitHub: 65,536 characters): a few places, then a count.
+    const place = `${cell(placesText(c, listed))}${c.places.length === 1 && c.places[0]!.field ? ` · \`${cell(c.places[0]!.field)}\`` : ''}`;
+    // The pointers are in the text, JSON and GitHub outputs; a comment names the change and where it reaches.
+    rows.push(`| ${level} | \`${c.id}\` | ${cell(sentence(c))} | ${place} | ${cell(c.touches.map((t) => `\`${t}\``).join(', '))} |`);
+  }
+  return rows;
+}
+
+const SECTION = { breaking: 'Breaking', warning: 'Warnings', info: 'Info' } as const;
+/** Characters a Markdown report keeps under GitHub's comment limit (65,536), with room for the acknowledgment block. */
+const COMMENT_BUDGET = 56_000;
+
+function markdown(r: DiffResult, o: FormatOptions): string {
   const s = r.summary;
   const out = [
     `### Spec changes: \`${r.base.label}\` (${r.base.version}) → \`${r.head.label}\` (${r.head.version})`,
@@ -117,58 +187,59 @@ function markdown(r: DiffResult): string {
     `| info | ${s.info} |`,
     ...(s.ignored ? [`| ignored (override file) | ${s.ignored} |`] : []),
     '',
-    s.failing > 0 ? `**${s.failing} change(s) at or above \`${r.failOn}\` fail the check.**` : `Nothing at or above \`${r.failOn}\`: the check passes.`,
-    '',
     `Semver bump for the generated packages: **${r.bump}**.`,
+    ...(r.verdict ? ['', `**Version:** ${r.verdict.message}.`] : []),
+    '',
+    s.failing > 0 ? `**${s.failing} change(s) at or above \`${r.failOn}\` fail the check.**` : `Nothing at or above \`${r.failOn}\`: the check passes.`,
   ];
-  if (r.changes.length) {
-    out.push('', '| level | check | where | change and why | touches in generated code |', '| --- | --- | --- | --- | --- |');
-    for (const g of groupChanges(r.changes)) {
-      const c = g.change;
-      const level = c.override ? `${c.level} (was ${c.defaultLevel})` : c.level;
-      const listed = g.scopes.slice(0, PLACES_LISTED).map(cell);
-      if (g.scopes.length > PLACES_LISTED) listed.push(`and ${g.scopes.length - PLACES_LISTED} more`);
-      const place = [...listed, ...(c.location.field ? [`\`${cell(c.location.field)}\``] : [])].join('<br>');
-      out.push(`| ${level} | \`${c.id}\` | ${place} | ${cell(c.message)}<br>*${cell(c.reason)}*<br><sub>${cell(pointers(c))}</sub> | ${cell(g.touches.map((t) => `\`${t}\``).join(', '))} |`);
+  const level = o.level ?? 'info';
+  for (const l of ['breaking', 'warning', 'info'] as const) {
+    const list = r.changes.filter((c) => c.level === l);
+    if (list.length === 0) continue;
+    if (RANK[l] > RANK[level]) {
+      out.push('', `${list.length} ${l} change(s) not shown (\`--level ${l}\` shows them).`);
+      continue;
     }
+    // Info entries are folded: a reviewer opens them when they want the additions. A comment that would pass
+    // GitHub's limit (65,536 characters) leaves them out, and says so, rather than being refused.
+    if (l === 'info') {
+      const folded = ['', `<details><summary>${SECTION[l]} (${list.length})</summary>`, '', ...markdownRows(list, 1), '', '</details>'];
+      if (out.join('\n').length + folded.join('\n').length > COMMENT_BUDGET) out.push('', `${list.length} info change(s) not shown: the comment would be too long for a pull request (\`--format text\` or \`json\` lists them).`);
+      else out.push(...folded);
+    } else out.push('', `#### ${SECTION[l]} (${list.length})`, '', ...markdownRows(list));
   }
-  if (s.failing > 0) out.push('', '<details><summary>How to acknowledge an intended change</summary>', '', `Add to \`${r.overridesFile ?? 'spec/diff-overrides.yaml'}\` under \`overrides:\`:`, '', '```yaml', ...acknowledgmentLines(r), '```', '', '</details>');
+  if (s.failing > 0) {
+    const hint = overridesFileHint(r, o.headFile ?? null);
+    const how = hint.exists ? `Add to \`${hint.file}\` under \`overrides:\`:` : `Create \`${hint.file}\` with these lines under \`overrides:\`, and pass it with \`--overrides ${hint.file}\`:`;
+    out.push('', '<details><summary>How to acknowledge an intended change</summary>', '', how, '', '```yaml', ...acknowledgmentLines(r), '```', '', '</details>');
+  }
   return `${out.join('\n')}\n`;
 }
 
-const CHANGELOG_HEADINGS: Record<string, string> = { breaking: 'Breaking', warning: 'Needs attention', info: 'Added or improved' };
+const CHANGELOG_HEADINGS = { breaking: 'Breaking changes', warning: 'Needs attention', info: 'Added or improved' } as const;
 
 /**
- * The release's changelog for people: one section per operation and per event (then the rest), each change with
- * its level and why it matters, one line per distinct change.
+ * The release notes a maintainer pastes: a summary (counts, the semver bump), then the breaking changes, then what
+ * needs attention, then additions; each change once, as one sentence, with the operations and events it reaches.
  */
-function changelog(r: DiffResult): string {
-  const out = [`# ${r.head.version || r.head.label}`, '', `Changes since ${r.base.version || r.base.label}. Semver bump for the generated packages: **${r.bump}**.`];
+function changelog(r: DiffResult, o: FormatOptions): string {
+  const s = r.summary;
+  const counts = [`${s.breaking} breaking`, `${s.warning} needing attention`, `${s.info} added or improved`].join(', ');
+  const out = [`# ${r.head.version || r.head.label}`, '', `Changes since ${r.base.version || r.base.label}: ${counts}. Semver bump for the generated packages: **${r.bump}**.`];
+  if (r.verdict) out.push('', `> **Version:** ${r.verdict.message}.`);
   if (r.changes.length === 0) out.push('', 'No change to the contract.');
-  const sections = new Map<string, Change[]>();
-  for (const c of r.changes) {
-    if (c.id === 'version-major-bump-missing') continue;
-    const l = c.location;
-    const title = l.operation ? `Operation \`${l.operation}\`${l.endpoint && l.endpoint !== l.operation ? ` (${l.endpoint})` : ''}` : l.event ? `Event \`${l.event}\`` : 'Types and components';
-    const list = sections.get(title) ?? [];
-    list.push(c);
-    sections.set(title, list);
-  }
-  const order = (t: string) => (t.startsWith('Operation') ? 0 : t.startsWith('Event') ? 1 : 2);
-  for (const title of [...sections.keys()].sort((a, b) => order(a) - order(b) || (a < b ? -1 : a > b ? 1 : 0))) {
-    out.push('', `## ${title}`, '');
-    const seen = new Set<string>();
-    for (const c of sections.get(title)!) {
-      const line = `- **${CHANGELOG_HEADINGS[c.level]}**: ${c.location.field ? `\`${c.location.field}\` ` : ''}${c.message}. ${c.reason[0]!.toUpperCase()}${c.reason.slice(1)}.`;
-      if (seen.has(line)) continue;
-      seen.add(line);
-      out.push(line);
-    }
+  const level = o.level ?? 'info';
+  for (const l of ['breaking', 'warning', 'info'] as const) {
+    const list = r.changes.filter((c) => c.level === l);
+    if (list.length === 0 || RANK[l] > RANK[level]) continue;
+    out.push('', `## ${CHANGELOG_HEADINGS[l]}`, '');
+    for (const c of list) out.push(`- ${sentence(c)}${c.places.some((p) => p.operation || p.event) ? ` In ${placesText(c, 8, shortPlace)}.` : ''}`);
   }
   return `${out.join('\n')}\n`;
 }
 
-function json(r: DiffResult): string {
+function json(r: DiffResult, o: FormatOptions): string {
+  const { changes } = shown(r, o.level ?? 'info');
   return `${JSON.stringify(
     {
       base: r.base,
@@ -176,7 +247,10 @@ function json(r: DiffResult): string {
       failOn: r.failOn,
       summary: r.summary,
       bump: r.bump,
-      changes: r.changes,
+      verdict: r.verdict,
+      policy: r.policy,
+      today: r.today,
+      changes,
       ignored: r.ignored,
       unusedOverrides: r.unusedOverrides,
     },
@@ -232,13 +306,14 @@ function escapeProperty(s: string): string {
   return escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
 
-function github(r: DiffResult, headFile: string | null): string {
+function github(r: DiffResult, o: FormatOptions): string {
+  const headFile = o.headFile ?? null;
   const command = { breaking: 'error', warning: 'warning', info: 'notice' } as const;
   const rel = headFile ? path.relative(process.cwd(), headFile) : null;
   const file = rel === null ? null : (rel.startsWith('..') ? headFile! : rel).split(path.sep).join('/');
-  // One annotation per distinct change, on the line of the head's key it is about.
-  const lines = groupChanges(r.changes).map((g) => {
-    const c = g.change;
+  // One annotation per change, on the line of the head's key it is about; the verdict on `info.version`.
+  const { changes } = shown(r, o.level ?? 'info');
+  const lines = [...(r.verdict ? [r.verdict] : []), ...changes].map((c) => {
     const props = [];
     if (file && c.location.head) {
       props.push(`file=${escapeProperty(file)}`);
@@ -246,26 +321,26 @@ function github(r: DiffResult, headFile: string | null): string {
       if (line) props.push(`line=${line}`);
     }
     props.push(`title=${escapeProperty(`${c.id} (${c.level})`)}`);
-    const place = g.scopes.length > 1 ? `${g.scopes.length} places (${placesText(g)})${c.location.field ? ` · ${c.location.field}` : ''}` : where(c);
-    const body = `${place}: ${c.message}. Why: ${c.reason}${g.touches.length ? ` [touches ${g.touches.join(', ')}]` : ''}`;
+    const place = c.places.length > 1 ? placesText(c) : where(c);
+    const body = `${place}: ${sentence(c)}${c.touches.length ? ` [touches ${c.touches.join(', ')}]` : ''}`;
     return `::${command[c.level]} ${props.join(',')}::${escapeData(body)}`;
   });
   lines.push(`gen-card-api diff: ${summaryLine(r)}`, bumpLine(r));
-  if (r.summary.failing > 0) lines.push(`Acknowledge intended changes in ${r.overridesFile ?? 'an override file (--overrides)'}:`, ...acknowledgmentLines(r));
+  if (r.summary.failing > 0) lines.push(...hintLines(r, headFile));
   return `${lines.join('\n')}\n`;
 }
 
-export function formatResult(result: DiffResult, format: Format, options: { headFile?: string | null } = {}): string {
+export function formatResult(result: DiffResult, format: Format, options: FormatOptions = {}): string {
   switch (format) {
     case 'markdown':
-      return markdown(result);
+      return markdown(result, options);
     case 'json':
-      return json(result);
+      return json(result, options);
     case 'github':
-      return github(result, options.headFile ?? null);
+      return github(result, options);
     case 'changelog':
-      return changelog(result);
+      return changelog(result, options);
     default:
-      return text(result);
+      return text(result, options);
   }
 }

@@ -5,20 +5,20 @@
  * a breaking change without a major version bump is reported, and the result names the semver bump it needs.
  */
 import { compareStrings, type JsonObject } from '../model/index.js';
-import { bumpOf, type Bump, type Level } from './catalogue.js';
-import { Collector, type Change } from './change.js';
+import { bumpOf, type Bump, type Level, type PolicyRule } from './catalogue.js';
+import { Collector, type Change, type Place } from './change.js';
 import { documentOf, isObject, token, type DiffDoc } from './document.js';
 import { compareOperations, type Context } from './operations.js';
-import { applyOverrides, type Overrides } from './overrides.js';
+import { applyOverrides, type Overrides, type Policy } from './overrides.js';
 import { Comparer } from './schema.js';
 import { compareWebhooks } from './webhooks.js';
 
-export { bumpOf, CHECKS, CHECK_IDS, LEVELS, isCheckId, renderCatalogueTable, type Bump, type CheckId, type Level } from './catalogue.js';
-export type { Change, ChangeLocation } from './change.js';
+export { bumpOf, CHECKS, CHECK_IDS, LEVELS, POLICY, POLICY_RULES, isCheckId, isPolicyRule, renderCatalogueTable, renderPolicyTable, type Bump, type CheckId, type Level, type PolicyRule } from './catalogue.js';
+export type { Change, ChangeLocation, Place } from './change.js';
 export { readDocument, type DiffDoc } from './document.js';
-export { acknowledgmentLine, applyOverrides, loadOverrides, parseOverrides, type OverrideEntry, type Overrides } from './overrides.js';
+export { acknowledgmentLine, applyOverrides, loadOverrides, parseOverrides, parsePolicyFlags, type OverrideEntry, type Overrides, type Policy } from './overrides.js';
 export { loadSide, parseRevSpec, type Side } from './sides.js';
-export { formatResult, FORMATS, type Format } from './format.js';
+export { formatResult, FORMATS, type Format, type FormatOptions } from './format.js';
 export { patternWidened } from './schema.js';
 
 const RANK: Record<Level, number> = { breaking: 0, warning: 1, info: 2 };
@@ -44,9 +44,17 @@ function componentSchemas(doc: JsonObject): string[] {
   return Object.keys(c);
 }
 
-/** Every change between two documents, at the catalogue's levels (no overrides, no version check). */
-export function diffModels(base: DiffInput, head: DiffInput): Change[] {
-  const ctx: Context = { base: diffDoc(base), head: diffDoc(head), comparer: new Comparer(base.document, head.document), collector: new Collector() };
+/** Today as `YYYY-MM-DD` (UTC): the default day sunset dates are judged against. */
+export function today(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+/**
+ * Every change between two documents, one per operation or event it reaches, at the catalogue's levels (no policy,
+ * no overrides, no version check). `today` (`YYYY-MM-DD`) judges sunset dates.
+ */
+export function diffModels(base: DiffInput, head: DiffInput, options: { today?: string } = {}): Change[] {
+  const ctx: Context = { base: diffDoc(base), head: diffDoc(head), comparer: new Comparer(base.document, head.document), collector: new Collector(), today: options.today ?? today() };
   compareOperations(ctx);
   compareWebhooks(ctx);
   const headTypes = new Set(componentSchemas(head.document));
@@ -68,17 +76,66 @@ function major(version: string): number | null {
 
 export type FailOn = 'breaking' | 'warning';
 
+/** The policy's levels: a rule set to another level changes the change's level and its default (what overrides start from). */
+export function applyPolicy(changes: Change[], policy: Policy): Change[] {
+  return changes.map((c) => {
+    const level = policy[c.id as PolicyRule];
+    return level && level !== c.level ? { ...c, level, defaultLevel: level } : c;
+  });
+}
+
+function placeKey(p: Place): string {
+  return [p.operation ?? '', p.event ?? '', p.field ?? ''].join('\0');
+}
+
+/**
+ * One entry per edit: changes with the same check, level, pointer, message and override are one edit seen from
+ * several operations or events (a shared schema), merged into one change that lists every place and everything it
+ * touches (client methods first). The input's order is kept (first place first).
+ */
+export function mergeChanges(changes: Change[]): Change[] {
+  const merged = new Map<string, { change: Change; places: Map<string, Place>; touches: Set<string> }>();
+  for (const c of changes) {
+    // The deeper pointer names the edit: a field removed is its base property, whichever schema (a component, or
+    // one that merges it with `allOf`) lost it in the head; a field added is its head property.
+    const { base, head } = c.location;
+    const pointer = base && head ? (base.length >= head.length ? base : head) : (head ?? base ?? '');
+    const key = [c.id, c.level, c.defaultLevel, pointer, c.message, c.override?.entry ?? ''].join('\0');
+    let m = merged.get(key);
+    if (!m) {
+      m = { change: c, places: new Map(), touches: new Set() };
+      merged.set(key, m);
+    }
+    for (const p of c.places) if (!m.places.has(placeKey(p))) m.places.set(placeKey(p), p);
+    for (const t of c.touches) m.touches.add(t);
+  }
+  return [...merged.values()].map(({ change, places, touches }) => {
+    const all = [...touches];
+    return { ...change, places: [...places.values()], touches: [...all.filter((t) => t.startsWith('client.')), ...all.filter((t) => !t.startsWith('client.'))] };
+  });
+}
+
 export interface DiffResult {
   base: { label: string; version: string };
   head: { label: string; version: string };
-  /** Kept changes, sorted, breaking first, levels after overrides: one per operation or event a change reaches. */
+  /** Kept changes, sorted, breaking first, levels after policy and overrides: one per edit, with every place it reaches. */
   changes: Change[];
   /** Changes an override set to `ignore`. */
   ignored: Change[];
+  /**
+   * The version verdict, apart from the changes it judges: `version-major-bump-missing` when breaking changes remain
+   * and `info.version` keeps its major number (null otherwise, or when an override ignores it).
+   */
+  verdict: Change | null;
+  /** The policy in force (only the rules set away from their default). */
+  policy: Policy;
+  /** The day sunset dates were judged against. */
+  today: string;
   /** Override entries (by index) that matched no change: stale acknowledgments. */
   unusedOverrides: number[];
   overridesFile: string | null;
   failOn: FailOn;
+  /** Counts of changes (one per edit, not per place); `failing` counts the verdict too when it fails the check. */
   summary: { breaking: number; warning: number; info: number; ignored: number; failing: number };
   /** The semver bump the generated packages need for the kept changes (`none` when nothing changed). */
   bump: Bump;
@@ -101,29 +158,37 @@ export function bumpFor(changes: Change[]): Bump {
   return bump;
 }
 
-/** The full run: diff, overrides, the version rule, summary, bump. */
-export function runDiff(base: { label: string; model: DiffInput }, head: { label: string; model: DiffInput }, options: { overrides?: Overrides | null; failOn?: FailOn } = {}): DiffResult {
+/** The full run: diff, policy, overrides, one entry per edit, the version verdict, summary, bump. */
+export function runDiff(
+  base: { label: string; model: DiffInput },
+  head: { label: string; model: DiffInput },
+  options: { overrides?: Overrides | null; failOn?: FailOn; policy?: Policy; today?: string } = {},
+): DiffResult {
   const overrides = options.overrides ?? null;
   const failOn = options.failOn ?? 'breaking';
+  const day = options.today ?? today();
+  // Flags given on the command line win over the override file's `policy:`.
+  const policy: Policy = { ...(overrides?.policy ?? {}), ...(options.policy ?? {}) };
   const baseDoc = diffDoc(base.model, base.label);
   const headDoc = diffDoc(head.model, head.label);
-  const raw = diffModels(base.model, head.model);
+  const raw = applyPolicy(diffModels(base.model, head.model, { today: day }), policy);
   const first = applyOverrides(raw, overrides);
-  let kept = first.kept;
-  let ignored = first.ignored;
+  const kept = sortChanges(mergeChanges(sortChanges(first.kept)));
+  let ignored = mergeChanges(sortChanges(first.ignored));
   const used = first.used;
   const breaking = kept.filter((c) => c.level === 'breaking');
   const bMajor = major(baseDoc.version);
   const hMajor = major(headDoc.version);
+  let verdict: Change | null = null;
   if (breaking.length > 0 && (bMajor === null || hMajor === null || hMajor <= bMajor)) {
     const collector = new Collector();
-    collector.add('version-major-bump-missing', { touches: [] }, { base: '#/info/version', head: '#/info/version' }, `${breaking.length} breaking change(s) but info.version goes from ${baseDoc.version} to ${headDoc.version} without a major bump`);
+    const n = breaking.length;
+    collector.add('version-major-bump-missing', { touches: [] }, { base: '#/info/version', head: '#/info/version' }, `info.version goes from ${baseDoc.version} to ${headDoc.version} without a major bump, though ${n} change${n === 1 ? ' is' : 's are'} breaking`);
     const second = applyOverrides(collector.changes, overrides);
-    kept = [...kept, ...second.kept];
+    verdict = second.kept[0] ?? null;
     ignored = [...ignored, ...second.ignored];
     for (const i of second.used) used.add(i);
   }
-  kept = sortChanges(kept);
   ignored = sortChanges(ignored);
   const count = (level: Level) => kept.filter((c) => c.level === level).length;
   return {
@@ -131,11 +196,19 @@ export function runDiff(base: { label: string; model: DiffInput }, head: { label
     head: { label: head.label, version: headDoc.version },
     changes: kept,
     ignored,
+    verdict,
+    policy,
+    today: day,
     unusedOverrides: overrides ? overrides.entries.map((_, i) => i).filter((i) => !used.has(i)) : [],
     overridesFile: overrides?.file ?? null,
     failOn,
-    summary: { breaking: count('breaking'), warning: count('warning'), info: count('info'), ignored: ignored.length, failing: kept.filter((c) => isFailing(c, failOn)).length },
+    summary: {
+      breaking: count('breaking'),
+      warning: count('warning'),
+      info: count('info'),
+      ignored: ignored.length,
+      failing: kept.filter((c) => isFailing(c, failOn)).length + (verdict && isFailing(verdict, failOn) ? 1 : 0),
+    },
     bump: bumpFor(kept),
   };
 }
-

@@ -9,6 +9,8 @@ export interface Context {
   head: DiffDoc;
   comparer: Comparer;
   collector: Collector;
+  /** The day sunset dates are judged against (`YYYY-MM-DD`). */
+  today: string;
 }
 
 const PAGE_SIZE = /^(per_?page|page_?size|limit)$/i;
@@ -31,6 +33,8 @@ export interface RootOptions {
   loose?: boolean;
   /** A parameter's schema: its own `default` is judged by the parameter check. */
   parameter?: boolean;
+  /** Why the value is text on the wire, said with a loose type change (`not JSON`, `a query value`). */
+  textBecause?: string;
 }
 
 /** Separate visited sets for loosely typed roots, so a pair judged leniently there is still judged strictly in JSON. */
@@ -54,7 +58,7 @@ export function compareRoot(ctx: Context, scope: Scope, polarity: Polarity, base
       const text = polarity === 'request' ? r.finding.types.head : r.finding.types.base;
       if (text?.length === 1 && text[0] === 'string') {
         kind = polarity === 'request' ? 'type-widened' : 'type-narrowed';
-        message = `${message} (not JSON: any value is text on the wire)`;
+        message = `${message} (${options.textBecause ?? 'not JSON'}: any value is text on the wire)`;
       }
     }
     const touches = ctx.head.toolkit && r.typeName ? [`type ${r.typeName}`] : [];
@@ -216,7 +220,7 @@ function compareOperation(ctx: Context, b: Op, h: Op): void {
   if (b.client && h.client && (b.client.resource !== h.client.resource || b.client.method !== h.client.method || b.client.waiter !== h.client.waiter)) {
     add('client-method-renamed', { base: `${b.pointer}/x-client`, head: `${h.pointer}/x-client` }, `client method ${operationTouches(b).join(', ')} → ${operationTouches(h).join(', ')}`, operationTouches(h));
   }
-  if (!b.deprecated && h.deprecated) add('operation-deprecated', { base: b.pointer, head: `${h.pointer}/deprecated` }, `${endpoint(h)} is deprecated`);
+  if (!b.deprecated && h.deprecated) add('operation-deprecated', { base: b.pointer, head: `${h.pointer}/deprecated` }, `${endpoint(h)} is deprecated${h.sunset ? `, with sunset date ${h.sunset}` : ''}`);
 
   // Parameters.
   const bQuery = queryTypeName(ctx.base, b);
@@ -239,7 +243,9 @@ function compareOperation(ctx: Context, b: Op, h: Op): void {
       const show = (v: unknown) => (v === undefined ? '(none)' : canonical(v));
       add(pageSize ? 'pagination-default-per-page-changed' : 'request-parameter-default-changed', where, `default of ${label} ${show(bp.default)} → ${show(hp.default)}`, paramTouch(hp, hQuery));
     }
-    if (bp.schema && hp.schema) compareRoot(ctx, scope, 'request', bp.schema, hp.schema, `${hp.in} ${hp.name}`, seen, { parameter: true, ...(hp.in === 'query' && hQuery ? { typeName: hQuery } : {}) });
+    // A query value is text on the wire (`?per_page=20`): a type that becomes `string` still accepts what was sent.
+    const query = hp.in === 'query' && bp.in === 'query';
+    if (bp.schema && hp.schema) compareRoot(ctx, scope, 'request', bp.schema, hp.schema, `${hp.in} ${hp.name}`, seen, { parameter: true, ...(query ? { loose: true, textBecause: 'a query value' } : {}), ...(hp.in === 'query' && hQuery ? { typeName: hQuery } : {}) });
   }
   for (const [key, bp] of b.params) {
     if (!h.params.has(key) && bp.in !== 'path') add('request-parameter-removed', { base: bp.at, head: null, field: `${bp.in} ${bp.name}` }, `${bp.in} parameter \`${bp.name}\` removed`, paramTouch(bp, bQuery));
@@ -279,8 +285,8 @@ function compareOperation(ctx: Context, b: Op, h: Op): void {
   for (const s of hErr) if (!b.responses.has(s)) add('response-error-status-added', { base: null, head: h.responses.get(s)!.at, field: statusText(s) }, `error status ${statusText(s)} documented`);
   const bCodes = errorCodes(b);
   const hCodes = errorCodes(h);
-  for (const [code, at] of bCodes) if (!hCodes.has(code)) add('response-error-code-removed', { base: at, head: null, field: code }, `error code ${code} is no longer documented`);
-  for (const [code, at] of hCodes) if (!bCodes.has(code)) add('response-error-code-added', { base: null, head: at, field: code }, `error code ${code} documented`);
+  for (const [code, at] of bCodes) if (!hCodes.has(code)) add('response-error-code-removed', { base: at, head: null, field: code }, `the error examples no longer show code \`${code}\``);
+  for (const [code, at] of hCodes) if (!bCodes.has(code)) add('response-error-code-added', { base: null, head: at, field: code }, `the error examples now show code \`${code}\``);
 
   compareSecurity(ctx, scope, b, h);
 }
@@ -288,6 +294,17 @@ function compareOperation(ctx: Context, b: Op, h: Op): void {
 function firstSuccess(op: Op): Resp | undefined {
   const s = byStatus(op.responses, isSuccess)[0];
   return s ? op.responses.get(s) : undefined;
+}
+
+/** An operation gone: breaking, unless it was deprecated and its sunset date (if it announced one) has passed. */
+function removed(ctx: Context, b: Op, scope: Scope): void {
+  const name = `${endpoint(b)}${b.operationId ? ` (${b.operationId})` : ''}`;
+  const where = { base: b.pointer, head: null };
+  if (!b.deprecated) return ctx.collector.add('operation-removed', scope, where, `${name} removed`);
+  const sunset = b.sunset === null ? Number.NaN : Date.parse(b.sunset);
+  if (Number.isNaN(sunset)) return ctx.collector.add('deprecated-operation-removed', scope, where, `${name}, deprecated without a sunset date, removed`);
+  if (sunset > Date.parse(ctx.today)) return ctx.collector.add('operation-removed-before-sunset', scope, where, `${name} removed before its sunset date ${b.sunset} (judged on ${ctx.today})`);
+  ctx.collector.add('deprecated-operation-removed', scope, where, `${name}, deprecated with sunset date ${b.sunset}, removed`);
 }
 
 export function compareOperations(ctx: Context): void {
@@ -312,7 +329,7 @@ export function compareOperations(ctx: Context): void {
     if (h && !matchedHead.has(h)) {
       pairs.push([b, h]);
       matchedHead.add(h);
-    } else collector.add('operation-removed', scope, { base: b.pointer, head: null }, `${endpoint(b)}${b.operationId ? ` (${b.operationId})` : ''} removed`);
+    } else removed(ctx, b, scope);
   }
   for (const [b, h] of pairs) {
     if (b.operationId && h.operationId && b.operationId !== h.operationId) {

@@ -1,9 +1,14 @@
 /**
- * The severity-override file: a committed list of acknowledged changes. Each entry names a check id, optionally
+ * The severity-override file: a committed list of acknowledged changes, and the team's policy. `policy:` sets the
+ * level of the checks that are policy rather than fact (catalogue.ts `POLICY`), for every change of that check;
+ * `overrides:` acknowledges changes one by one. Each entry names a check id, optionally
  * where (`at`: an operation id, an event name, `METHOD /path`, a field, or a JSON pointer on either side, which
  * also matches everything under it), the level to use (`breaking`, `warning`, `info` or `ignore`) and a reason.
  *
  * ```yaml
+ * policy:
+ *   operation-id-changed: breaking
+ *   response-optional-field-removed: breaking
  * overrides:
  *   - id: response-field-became-optional
  *     at: '#/components/schemas/Order/properties/related_card_uuid'
@@ -16,7 +21,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { docPath } from '../core/assets.js';
 import { SpecError, SpecErrors } from '../model/index.js';
-import { CHECK_IDS, isCheckId, LEVELS, type CheckId, type Level } from './catalogue.js';
+import { CHECK_IDS, isCheckId, isPolicyRule, LEVELS, POLICY_RULES, type CheckId, type Level, type PolicyRule } from './catalogue.js';
 import type { Change } from './change.js';
 
 export interface OverrideEntry {
@@ -26,9 +31,33 @@ export interface OverrideEntry {
   reason: string;
 }
 
+/** Levels of policy checks, set away from the catalogue's defaults. */
+export type Policy = Partial<Record<PolicyRule, Level>>;
+
 export interface Overrides {
   file: string;
   entries: OverrideEntry[];
+  policy: Policy;
+}
+
+/** One policy setting (`id`, `level`): the reason it is refused, or null. */
+function policyProblem(id: string, level: unknown): string | null {
+  if (!isPolicyRule(id)) return `${JSON.stringify(id)} is not a policy rule; the rules are ${POLICY_RULES.join(', ')}`;
+  if (typeof level !== 'string' || !(LEVELS as readonly string[]).includes(level)) return `the level of ${id} must be breaking, warning or info`;
+  return null;
+}
+
+/** `--policy <id>=<level>` flags: the policy they set, or the first problem (a usage error). */
+export function parsePolicyFlags(flags: readonly string[]): Policy {
+  const policy: Policy = {};
+  for (const flag of flags) {
+    const m = /^([^=]+)=(.*)$/.exec(flag);
+    if (!m) throw new Error(`--policy ${flag}: expected <rule>=<level>, e.g. operation-id-changed=breaking`);
+    const problem = policyProblem(m[1]!.trim(), m[2]!.trim());
+    if (problem) throw new Error(`--policy ${flag}: ${problem}`);
+    policy[m[1]!.trim() as PolicyRule] = m[2]!.trim() as Level;
+  }
+  return policy;
 }
 
 function display(file: string): string {
@@ -41,10 +70,20 @@ export function parseOverrides(data: unknown, file: string): Overrides {
   const problems: SpecError[] = [];
   const fail = (at: string, reason: string) => problems.push(new SpecError(file, at, reason));
   const entries: OverrideEntry[] = [];
+  const policy: Policy = {};
   const root = data ?? {};
-  if (typeof root !== 'object' || Array.isArray(root) || (Object.keys(root).some((k) => k !== 'overrides'))) {
-    fail('#', 'the file must be an object with one key, `overrides`: a list of { id, at?, level, reason }');
+  if (typeof root !== 'object' || Array.isArray(root) || (Object.keys(root).some((k) => k !== 'overrides' && k !== 'policy'))) {
+    fail('#', 'the file must be an object with the keys `policy` (rule: level) and `overrides` (a list of { id, at?, level, reason })');
   } else {
+    const rules = (root as { policy?: unknown }).policy ?? {};
+    if (typeof rules !== 'object' || rules === null || Array.isArray(rules)) fail('#/policy', '`policy` must be an object of rule: level');
+    else {
+      for (const [id, level] of Object.entries(rules)) {
+        const problem = policyProblem(id, level);
+        if (problem) fail(`#/policy/${id.replace(/~/g, '~0').replace(/\//g, '~1')}`, problem);
+        else policy[id as PolicyRule] = level as Level;
+      }
+    }
     const list = (root as { overrides?: unknown }).overrides ?? [];
     if (!Array.isArray(list)) fail('#/overrides', '`overrides` must be a list');
     else {
@@ -63,7 +102,7 @@ export function parseOverrides(data: unknown, file: string): Overrides {
     }
   }
   if (problems.length) throw new SpecErrors(problems);
-  return { file, entries };
+  return { file, entries, policy };
 }
 
 export async function loadOverrides(file: string): Promise<Overrides> {

@@ -467,7 +467,10 @@ export class Comparer {
         continue;
       }
       if (!hn || hidden(hn)) {
-        add('field-removed', hn ? `field removed (now ${request ? 'readOnly' : 'writeOnly'})` : 'field removed', rel, { base: bp![0]!.at, head: hn ? hn.at : h.at });
+        // Who reads a response or payload already handles an optional field's absence: a policy level of its own.
+        const optional = !request && !b.required.has(name);
+        const what = optional ? 'optional field' : 'field';
+        add(optional ? 'optional-field-removed' : 'field-removed', hn ? `${what} removed (now ${request ? 'readOnly' : 'writeOnly'})` : `${what} removed`, rel, { base: bp![0]!.at, head: hn ? hn.at : h.at });
         continue;
       }
       const br = b.required.has(name);
@@ -508,12 +511,13 @@ export class Comparer {
     const matchedB = new Set(pairs.map(([i]) => i));
     const matchedH = new Set(pairs.map(([, j]) => j));
     for (const [i, j] of pairs) children.push({ rel: '', b: bs[i]!, h: hs[j]! });
-    const name = (n: Norm, i: number, c?: string) => (n.typeName ? n.typeName : `${c ?? 'oneOf'} branch ${i + 1} (${typeText(n)})`);
+    // `anyOf` branch `Card` removed; `oneOf` branch 2 (string) added: the combinator once, then the branch.
+    const name = (n: Norm, i: number) => (n.typeName ? `\`${n.typeName}\`` : `${i + 1} (${typeText(n)})`);
     bs.forEach((n, i) => {
-      if (!matchedB.has(i)) findings.push({ kind: 'variant-removed', rel: '', base: n.at, head: h.at, message: `${b.variants ? b.combinator : 'schema'} branch ${name(n, i, b.combinator)} removed` });
+      if (!matchedB.has(i)) findings.push({ kind: 'variant-removed', rel: '', base: n.at, head: h.at, message: b.variants ? `\`${b.combinator}\` branch ${name(n, i)} removed` : `the schema became a \`${h.combinator ?? 'oneOf'}\` without a branch for its former shape (${typeText(n)})` });
     });
     hs.forEach((n, j) => {
-      if (!matchedH.has(j)) findings.push({ kind: 'variant-added', rel: '', base: b.at, head: n.at, message: `${h.combinator ?? 'oneOf'} branch ${name(n, j, h.combinator)} added` });
+      if (!matchedH.has(j)) findings.push({ kind: 'variant-added', rel: '', base: b.at, head: n.at, message: `\`${h.combinator ?? 'oneOf'}\` branch ${name(n, j)} added` });
     });
   }
 }

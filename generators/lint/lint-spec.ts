@@ -1,12 +1,20 @@
 /**
  * Strict lint of an OpenAPI document: Redocly (`recommended-strict` plus this project's rules, from
- * `redocly.yaml`), then two independent validators of the bundled document (swagger-parser and
- * @seriousme/openapi-schema-validator). Every problem carries the file, the JSON pointer and the reason.
- * The two validators are imported when a lint reaches them: nothing else in the toolkit uses them.
+ * `redocly.yaml`), then the checks of the bundled document in {@link DOCUMENT_CHECKS}, each a small function run
+ * once: the OpenAPI 3.1 schema (the precompiled validator generation uses, no schema compiled at run time), every
+ * local `$ref` of the bundle resolving, and what the generators would refuse. Every problem carries the file, the
+ * JSON pointer and the reason.
+ *
+ * Each check is paid for once. The schema check used to run twice, by swagger-parser (which, for OpenAPI 3, only
+ * dereferences the document and validates it against the schema with its own Ajv) and by
+ * @seriousme/openapi-schema-validator (which compiles the schema on every `new Validator()`): about 0.5 s of CPU on
+ * this repository's spec. It is now the precompiled copy of the second, and the `$ref` resolution both of them did
+ * is `unresolvedLocalRefs`.
  */
 import type { NormalizedProblem } from '@redocly/openapi-core';
 import { SpecErrors } from '../model/errors.js';
-import { assertOpenApi31, bundleSpec, displayPath, inputProblems, refProblemReason, SpecResolver } from '../model/load.js';
+import { assertOpenApi31, bundleSpec, displayPath, inputProblems, refProblemReason, SpecResolver, type JsonObject } from '../model/load.js';
+import { validateOpenApi31 } from '../model/openapi31-validator.js';
 import { getLineColLocation, lint, loadConfig } from '../model/redocly.js';
 import { DEFAULT_LINT_CONFIG, DEFAULT_SPEC } from '../core/assets.js';
 import { runtimeSchemaProblems } from './runtime-schemas.js';
@@ -15,7 +23,7 @@ import { generatorProblems } from './spec-text.js';
 export { DEFAULT_LINT_CONFIG, DEFAULT_SPEC, REPO_ROOT } from '../core/assets.js';
 
 /** `gen-card-api`: what the generators would refuse, and spec text that has no business in generated code (spec-text.ts). */
-export type LintSource = 'redocly' | 'swagger-parser' | 'openapi-schema-validator' | 'gen-card-api';
+export type LintSource = 'redocly' | 'openapi-3.1-schema' | 'gen-card-api';
 
 export interface LintProblem {
   source: LintSource;
@@ -66,6 +74,87 @@ function fromRedocly(problem: NormalizedProblem): LintProblem {
   };
 }
 
+/** What a document check reads: the root file (absolute and as shown), the bundled document, and whether Redocly found an error. */
+export interface LintContext {
+  file: string;
+  display: string;
+  document: JsonObject;
+  /** Redocly found no error: the checks that would only repeat its findings on a broken document run. */
+  redoclyClean: boolean;
+}
+
+/** A check of the bundled document: its problems, nothing else (no I/O, no state). */
+export type LintCheck = (context: LintContext) => LintProblem[];
+
+/** The bundled document against the OpenAPI 3.1 schema (Ajv's standalone code, compiled once at build time). */
+export const openApi31Schema: LintCheck = ({ display, document, redoclyClean }) => {
+  if (!redoclyClean) return [];
+  const result = validateOpenApi31(document);
+  if (result.valid) return [];
+  return result.errors.map((e) => ({
+    source: 'openapi-3.1-schema',
+    severity: 'error',
+    file: display,
+    pointer: `#${e.instancePath ?? ''}`,
+    message: `${e.message ?? 'invalid'}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`,
+  }));
+};
+
+/** Every local `$ref` of the bundled document points at something (a bundle that rewrote a ref wrongly, or a ref Redocly left as data). */
+export const unresolvedLocalRefs: LintCheck = ({ display, document, redoclyClean }) => {
+  if (!redoclyClean) return [];
+  const found: LintProblem[] = [];
+  const target = (ref: string): unknown => {
+    let node: unknown = document;
+    for (const raw of ref.slice(2).split('/')) {
+      if (ref === '#/' || ref === '#') break;
+      const token = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      node = typeof node === 'object' && node !== null && Object.hasOwn(node, token) ? (node as Record<string, unknown>)[token] : undefined;
+    }
+    return node;
+  };
+  const walk = (node: unknown, pointer: string, depth: number): void => {
+    if (depth > 256 || typeof node !== 'object' || node === null || found.length >= 100) return;
+    if (Array.isArray(node)) return node.forEach((v, i) => walk(v, `${pointer}/${i}`, depth + 1));
+    for (const [key, value] of Object.entries(node)) {
+      const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      // `default`, `example`, `const`, `enum`, a schema's `examples` list and an Example's `value` hold data: a
+      // `$ref` key there is a value, not a reference.
+      if (['default', 'example', 'const', 'enum'].includes(key) || (key === 'examples' && Array.isArray(value)) || (key === 'value' && /\/examples\/[^/]+$/.test(pointer))) continue;
+      if (key === '$ref' && typeof value === 'string' && (value === '#' || value.startsWith('#/')) && target(value) === undefined) {
+        found.push({ source: 'openapi-3.1-schema', severity: 'error', file: display, pointer: at, rule: 'ref-resolves', message: `$ref ${JSON.stringify(value)} points at nothing in the bundled document` });
+      } else walk(value, at, depth + 1);
+    }
+  };
+  walk(document, '#', 0);
+  return found;
+};
+
+/** What the generators would refuse, and spec text that has no business in generated code (spec-text.ts). */
+export const generatorRefusals: LintCheck = ({ file, display, document }) => generatorProblems(file, display, document);
+
+/** What the generated server could not start with: a `pattern` its Ajv cannot compile (runtime-schemas.ts, the generators' own check). */
+export const serverRuntime: LintCheck = ({ display, document }) => runtimeSchemaProblems(display, document);
+
+/** The document checks, in order. A new check is one more function here. */
+export const DOCUMENT_CHECKS: readonly LintCheck[] = [openApi31Schema, unresolvedLocalRefs, generatorRefusals, serverRuntime];
+
+/**
+ * The bundled document, once lint has resolved every document through `resolver`. A spec that is one file (lint read
+ * no other document, nor tried to) is its own bundle: Redocly's bundle of it, `$ref`s kept, rewrites nothing, so its
+ * walk is skipped and the root as lint parsed it is the document.
+ */
+async function bundled(specPath: string, config: Awaited<ReturnType<typeof loadConfig>>, resolver: SpecResolver): Promise<unknown> {
+  if (resolver.documentsRead === 1) {
+    const root = await resolver.resolveDocument(null, resolver.root, true);
+    if (!(root instanceof Error) && 'parsed' in root) return root.parsed;
+  }
+  const result = await bundleSpec(specPath, config, resolver);
+  const refused = inputProblems(resolver.root, result.problems);
+  if (refused.length > 0) throw new SpecErrors(refused);
+  return result.bundle.parsed;
+}
+
 /**
  * Lints one spec (a path, an http(s) URL or `-` for stdin). Resolves with every lint problem; inspect `errors`. A
  * spec that cannot be linted at all (unreadable, past the input limits, not YAML or JSON, not OpenAPI 3.1, or with a
@@ -77,46 +166,21 @@ export async function lintSpec(specPath: string = DEFAULT_SPEC, configPath: stri
   const absolute = resolver.root;
   await resolver.rootBytes();
   const config = await loadConfig({ configPath });
-  const bundled = await bundleSpec(specPath, config, resolver);
-  const refused = inputProblems(absolute, bundled.problems);
-  if (refused.length > 0) throw new SpecErrors(refused);
-  const document = assertOpenApi31(absolute, bundled.bundle.parsed);
-  // Bundling rewrote the parsed documents in place: lint reads them afresh (from the same bytes).
-  const problems = (await lint({ ref: absolute, config, externalRefResolver: resolver.fork() })).map(fromRedocly);
-  problems.push(...generatorProblems(absolute, relative(absolute), document));
-  problems.push(...runtimeSchemaProblems(relative(absolute), document));
-
-  // The independent validators only run on a document that Redocly could bundle without errors.
-  if (!problems.some((p) => p.severity === 'error')) {
-    try {
-      // External refs are the loader's business: those Redocly leaves in place (under `default`, `const`) are data.
-      const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
-      await SwaggerParser.validate(structuredClone(document) as never, { resolve: { external: false } });
-    } catch (error) {
-      problems.push({
-        source: 'swagger-parser',
-        severity: 'error',
-        file: relative(absolute),
-        pointer: '#/',
-        message: error instanceof Error ? error.message : String(error),
-      });
-    }
-    const { Validator } = await import('@seriousme/openapi-schema-validator');
-    const validator = new Validator();
-    const result = await validator.validate(structuredClone(document));
-    if (!result.valid) {
-      const errors = Array.isArray(result.errors) ? result.errors : [{ message: String(result.errors) }];
-      for (const e of errors as Array<{ instancePath?: string; message?: string }>) {
-        problems.push({
-          source: 'openapi-schema-validator',
-          severity: 'error',
-          file: relative(absolute),
-          pointer: `#${e.instancePath ?? ''}`,
-          message: e.message ?? JSON.stringify(e),
-        });
-      }
-    }
+  // Lint first, then bundle with the same resolver: lint leaves the parsed documents as they are, so the bundle
+  // reuses them (bundling rewrites them in place, so the other order parsed every document twice).
+  let linted: NormalizedProblem[];
+  try {
+    linted = await lint({ ref: absolute, config, externalRefResolver: resolver });
+  } catch (error) {
+    // A document Redocly cannot lint at all (not YAML, not an object): the loader's error says why, with its line.
+    assertOpenApi31(absolute, (await bundleSpec(specPath, config, resolver)).bundle.parsed);
+    throw error;
   }
+  const document = assertOpenApi31(absolute, await bundled(specPath, config, resolver));
+  const problems = linted.map(fromRedocly);
+
+  const context: LintContext = { file: absolute, display: relative(absolute), document, redoclyClean: !problems.some((p) => p.severity === 'error') };
+  for (const check of DOCUMENT_CHECKS) problems.push(...check(context));
   return {
     specPath: absolute,
     problems,

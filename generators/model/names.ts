@@ -216,13 +216,21 @@ export function bundlerUnsafeKeyReason(key: string): string {
 }
 
 /** Pointers (`#/a/b`) of every object key in `value` that the bundler cannot take ({@link BUNDLER_UNSAFE_KEYS}). */
-export function bundlerUnsafeKeyPointers(value: unknown, at = '#', out: string[] = [], depth = 0): string[] {
-  if (typeof value !== 'object' || value === null || depth > 256) return out;
-  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
-  for (const [key, child] of entries) {
-    const here = `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-    if (!Array.isArray(value) && BUNDLER_UNSAFE_KEYS.has(key)) out.push(here);
-    bundlerUnsafeKeyPointers(child, here, out, depth + 1);
-  }
+export function bundlerUnsafeKeyPointers(value: unknown): string[] {
+  const out: string[] = [];
+  // The path is kept as a stack of keys and written out only for a key found: this walk visits every node of every
+  // document read, and a pointer string per node was most of its cost.
+  const tokens: string[] = [];
+  const walk = (node: unknown, depth: number): void => {
+    if (typeof node !== 'object' || node === null || depth > 256) return;
+    const array = Array.isArray(node);
+    for (const key of Object.keys(node)) {
+      tokens.push(key);
+      if (!array && BUNDLER_UNSAFE_KEYS.has(key)) out.push(`#/${tokens.map((t) => t.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`);
+      walk((node as Record<string, unknown>)[key], depth + 1);
+      tokens.pop();
+    }
+  };
+  walk(value, 0);
   return out;
 }

@@ -52,7 +52,7 @@ const CASES: Case[] = [
       d.paths['/wallet/limits'].get['x-client'] = { resource: 'wallet', method: 'limits' };
     },
   },
-  { name: 'an operationId renamed', id: 'operation-id-changed', level: 'breaking', at: { operation: 'getWallet' }, head: (d) => (op(d, '/wallet').operationId = 'readWallet') },
+  { name: 'an operationId renamed', id: 'operation-id-changed', level: 'warning', at: { operation: 'getWallet' }, head: (d) => (op(d, '/wallet').operationId = 'readWallet') },
   {
     name: 'a method changed',
     id: 'operation-method-changed',
@@ -75,6 +75,22 @@ const CASES: Case[] = [
   },
   { name: 'a client method renamed', id: 'client-method-renamed', level: 'breaking', at: { operation: 'listCards' }, head: (d) => (op(d, '/cards')['x-client'].method = 'all') },
   { name: 'an operation deprecated', id: 'operation-deprecated', level: 'warning', at: { operation: 'getCard' }, head: (d) => (op(d, CARD).deprecated = true) },
+  {
+    name: 'a deprecated operation removed before its sunset date',
+    id: 'operation-removed-before-sunset',
+    level: 'breaking',
+    at: { operation: 'getWallet' },
+    base: (d) => Object.assign(d.paths['/wallet'].get, { deprecated: true, 'x-sunset': '2999-12-31' }),
+    head: (d) => delete d.paths['/wallet'].get,
+  },
+  {
+    name: 'a deprecated operation removed after its sunset date',
+    id: 'deprecated-operation-removed',
+    level: 'warning',
+    at: { operation: 'getWallet' },
+    base: (d) => Object.assign(d.paths['/wallet'].get, { deprecated: true, 'x-sunset': '2000-01-01' }),
+    head: (d) => delete d.paths['/wallet'].get,
+  },
   // Parameters
   {
     name: 'a new required query parameter',
@@ -211,7 +227,18 @@ const CASES: Case[] = [
     head: (d) => (op(d, '/orders').responses['200'].content['application/json'].schema = { type: 'object', required: ['data'], properties: { data: { type: 'array', items: { $ref: '#/components/schemas/Order' } } } }),
     also: ['response-field-removed'],
   },
-  { name: 'response: a field removed', id: 'response-field-removed', level: 'breaking', at: { operation: 'getOrder' }, head: (d) => delete S(d).Order.properties.related_card_id },
+  { name: 'response: an optional field removed', id: 'response-optional-field-removed', level: 'warning', at: { operation: 'getOrder' }, head: (d) => delete S(d).Order.properties.related_card_id },
+  {
+    name: 'response: a required field removed',
+    id: 'response-field-removed',
+    level: 'breaking',
+    at: { operation: 'getOrder' },
+    head: (d) => {
+      delete S(d).Order.properties.failure_reason;
+      S(d).Order.required = S(d).Order.required.filter((n: string) => n !== 'failure_reason');
+    },
+    also: ['example-no-longer-valid'],
+  },
   {
     name: 'response: a field made optional',
     id: 'response-field-became-optional',
@@ -281,6 +308,7 @@ const CASES: Case[] = [
   },
   { name: 'the signature header renamed', id: 'webhook-signature-header-changed', level: 'breaking', at: { event: 'order.completed' }, head: (d) => (d.components.parameters.ServiceSignature.name = 'X-Signature') },
   { name: 'the signature header format changed', id: 'webhook-signature-header-changed', level: 'breaking', at: { event: 'card.frozen' }, head: (d) => (d.components.parameters.ServiceSignature.schema.pattern = '^v2=[0-9a-f]+$') },
+  { name: 'webhook: an optional payload field removed', id: 'webhook-payload-optional-field-removed', level: 'warning', at: { event: 'card.issued.secrets' }, head: (d) => delete S(d).CardIssuedSecretsData.properties.card_bin },
   {
     name: 'webhook: a payload field removed',
     id: 'webhook-payload-field-removed',
@@ -525,17 +553,23 @@ describe('recursive schemas', () => {
 });
 
 describe('info.version', () => {
-  const removeField = (d: any) => delete S(d).Order.properties.related_card_id;
+  const removeField = (d: any) => {
+    delete S(d).Order.properties.failure_reason;
+    S(d).Order.required = S(d).Order.required.filter((n: string) => n !== 'failure_reason');
+  };
   it('a breaking change without a major bump is itself reported', () => {
     const result = runDiff({ label: 'a', model: base }, { label: 'b', model: variant(spec, (d) => { removeField(d); d.info.version = '1.1.0'; }) });
-    const bump = result.changes.find((c) => c.id === 'version-major-bump-missing');
-    expect(bump?.level).toBe('breaking');
-    expect(bump?.message).toContain('1.0.0 to 1.1.0');
+    // The verdict is reported apart from the changes it judges: it is not counted as a breaking change.
+    expect(result.changes.map((c) => c.id)).not.toContain('version-major-bump-missing');
+    expect(result.summary.breaking).toBe(result.changes.filter((c) => c.level === 'breaking').length);
+    expect(result.verdict?.id).toBe('version-major-bump-missing');
+    expect(result.verdict?.level).toBe('breaking');
+    expect(result.verdict?.message).toContain('1.0.0 to 1.1.0');
   });
   it('is not reported with a major bump, nor without a breaking change', () => {
     const bumped = runDiff({ label: 'a', model: base }, { label: 'b', model: variant(spec, (d) => { removeField(d); d.info.version = '2.0.0'; }) });
-    expect(bumped.changes.map((c) => c.id)).not.toContain('version-major-bump-missing');
+    expect(bumped.verdict).toBeNull();
     const harmless = runDiff({ label: 'a', model: base }, { label: 'b', model: variant(spec, (d) => (S(d).Card.properties.nickname = { type: 'string' })) });
-    expect(harmless.changes.map((c) => c.id)).not.toContain('version-major-bump-missing');
+    expect(harmless.verdict).toBeNull();
   });
 });

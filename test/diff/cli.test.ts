@@ -29,6 +29,7 @@ async function cli(args: string[]): Promise<{ code: number; stdout: string; stde
 let webhookCut: string;
 let warningOnly: string;
 let broken: string;
+let cardCut: string;
 beforeAll(() => {
   const dir = (name: string) => {
     const d = path.join(tmp.dir, name);
@@ -41,6 +42,11 @@ beforeAll(() => {
   });
   warningOnly = writeSpecCopy(dir('warning-only'), (doc) => {
     doc.paths['/cards/{uuid}'].get.deprecated = true;
+  });
+  // One required property removed from the shared `Card` schema (issue 34's bar).
+  cardCut = writeSpecCopy(dir('card-cut'), (doc) => {
+    delete doc.components.schemas.Card.properties.pan_bin;
+    doc.components.schemas.Card.required = doc.components.schemas.Card.required.filter((n: string) => n !== 'pan_bin');
   });
   broken = writeSpecCopy(dir('broken'), (doc) => {
     doc.paths['/wallet'].get.responses = 'not an object';
@@ -55,7 +61,7 @@ describe('gen-card-api diff (the Bar)', () => {
     const r = await cli([SPEC, SPEC]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('no changes');
-    expect(r.stdout).toContain('0 breaking, 0 warning, 0 info (0 distinct)');
+    expect(r.stdout).toContain('0 breaking, 0 warning, 0 info; failing on breaking: 0');
   });
 
   it('a field removed from a webhook payload: exit 1, a breaking change naming the event', { timeout: T }, async () => {
@@ -68,27 +74,32 @@ describe('gen-card-api diff (the Bar)', () => {
 });
 
 describe('gen-card-api diff: formats', () => {
-  it('--format json: { changes: [{ id, level, location, message, touches }], summary }', { timeout: T }, async () => {
+  it('--format json: { changes: [{ id, level, location, places, message, touches }], summary, verdict }', { timeout: T }, async () => {
     const r = await cli([SPEC, webhookCut, '--format', 'json']);
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout);
-    expect(out.summary).toMatchObject({ breaking: 2, warning: 0, info: 0, failing: 2 });
+    // The version verdict is apart from the change it judges: one breaking change, two failing (the change, the verdict).
+    expect(out.summary).toMatchObject({ breaking: 1, warning: 0, info: 0, failing: 2 });
     const change = out.changes.find((c: any) => c.id === 'webhook-payload-field-removed');
     expect(change).toMatchObject({
       level: 'breaking',
       location: { event: 'order.completed', field: 'data.completed_at', base: '#/components/schemas/OrderCompletedData/properties/completed_at', head: '#/components/schemas/OrderCompletedData' },
     });
+    expect(change.places).toEqual([{ event: 'order.completed', field: 'data.completed_at' }]);
     expect(change.message).toContain('removed');
-    expect(out.changes.map((c: any) => c.id)).toContain('version-major-bump-missing');
+    expect(out.changes.map((c: any) => c.id)).not.toContain('version-major-bump-missing');
+    expect(out.verdict.id).toBe('version-major-bump-missing');
   });
 
   it('--format markdown: a summary table, then the changes, breaking first', { timeout: T }, async () => {
     const r = await cli([SPEC, webhookCut, '--format', 'markdown', '--fail-on', 'warning']);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('| level | changes |');
-    expect(r.stdout).toContain('| breaking | 2 |');
+    expect(r.stdout).toContain('| breaking | 1 |');
+    expect(r.stdout).toContain('**Version:** info.version goes from 1.0.0 to 1.0.0 without a major bump');
     const rows = r.stdout.split('\n').filter((l) => /^\| (breaking|warning|info)( \(was \w+\))? \| `/.test(l));
-    expect(rows.length).toBe(2);
+    expect(rows.length).toBe(1);
+    expect(r.stdout.indexOf('#### Breaking (1)')).toBeLessThan(r.stdout.indexOf(rows[0]!));
     expect(r.stdout).toContain('`webhook-payload-field-removed`');
     expect(r.stdout).toContain('How to acknowledge');
   });
@@ -161,7 +172,7 @@ describe('gen-card-api diff: exit codes and overrides', () => {
     expect(r.stdout).toContain('WARNING  webhook-payload-field-removed');
     expect(r.stdout).toContain('level breaking → warning by');
     expect(r.stdout).not.toContain('version-major-bump-missing');
-    expect(r.stdout).toContain('0 breaking, 1 warning, 0 info (1 distinct); failing on breaking: 0');
+    expect(r.stdout).toContain('0 breaking, 1 warning, 0 info; failing on breaking: 0');
     expect(r.stdout).toContain('entry 1 matches no change any more');
   });
 });
@@ -178,13 +189,13 @@ describe('gen-card-api diff: why, semver bump, changelog, annotation lines (issu
     expect(JSON.parse((await cli([SPEC, SPEC, '--format', 'json'])).stdout).bump).toBe('none');
   });
 
-  it('--format changelog groups the release notes by operation and event', { timeout: T }, async () => {
+  it('--format changelog: release notes that open with a summary, then the breaking changes, each once with where it reaches', { timeout: T }, async () => {
     const r = await cli([SPEC, webhookCut, '--format', 'changelog']);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^# 1\.0\.0\n\nChanges since 1\.0\.0\. Semver bump for the generated packages: \*\*major\*\*\./);
-    expect(r.stdout).toContain('## Event `order.completed`\n\n- **Breaking**: `data.completed_at` field removed. A receiver that reads the field gets undefined.');
+    expect(r.stdout).toMatch(/^# 1\.0\.0\n\nChanges since 1\.0\.0: 1 breaking, 0 needing attention, 0 added or improved\. Semver bump for the generated packages: \*\*major\*\*\./);
+    expect(r.stdout).toContain('## Breaking changes\n\n- `OrderCompletedData.completed_at`: field removed; a receiver that reads the field gets undefined. In event `order.completed`.');
     const w = await cli([SPEC, warningOnly, '--format', 'changelog']);
-    expect(w.stdout).toContain('## Operation `getCard` (GET /cards/{uuid})\n\n- **Needs attention**: GET /cards/{uuid} is deprecated.');
+    expect(w.stdout).toContain('## Needs attention\n\n- GET /cards/{uuid} is deprecated; callers keep working for now, but should move off it before it is removed. In `getCard`.');
   });
 
   it('--format github puts the annotation on the line of the key that changed', { timeout: T }, async () => {
@@ -197,5 +208,62 @@ describe('gen-card-api diff: why, semver bump, changelog, annotation lines (issu
     const w = await cli([SPEC, warningOnly, '--format', 'github']);
     const d = /^::warning file=[^,]+,line=(\d+),title=operation-deprecated/m.exec(w.stdout);
     expect(readFileSync(warningOnly, 'utf8').split('\n')[Number(d![1]) - 1]).toMatch(/^\s+deprecated: true\s*$/);
+  });
+});
+
+describe('gen-card-api diff: each change once, breaking first (issue 34)', () => {
+  it('a required property removed from the shared Card schema: at most 2 breaking entries besides the verdict; the changelog opens with them', { timeout: T }, async () => {
+    const j = JSON.parse((await cli([SPEC, cardCut, '--format', 'json'])).stdout);
+    const breaking = j.changes.filter((c: any) => c.level === 'breaking');
+    expect(breaking.length).toBeGreaterThan(0);
+    expect(breaking.length).toBeLessThanOrEqual(2);
+    expect(j.summary.breaking).toBe(breaking.length);
+    expect(j.verdict.id).toBe('version-major-bump-missing');
+    // Every operation that returns a card is a place of the one entry, not an entry of its own.
+    const removed = breaking.find((c: any) => c.id === 'response-field-removed');
+    expect(removed.places.map((p: any) => p.operation)).toEqual(expect.arrayContaining(['getCard', 'listCards']));
+    const log = (await cli([SPEC, cardCut, '--format', 'changelog'])).stdout;
+    const sections = log.split('\n').filter((l) => l.startsWith('## '));
+    expect(sections[0]).toBe('## Breaking changes');
+    expect(log).toContain('- `Card.pan_bin`: field removed; a client that reads the field gets undefined. In `getCard` and `listCards`.');
+  });
+
+  it('--level leaves out what is below it; Markdown folds info entries; the counts cover everything', { timeout: T }, async () => {
+    mkdirSync(path.join(tmp.dir, 'card-cut-added'));
+    const added = writeSpecCopy(path.join(tmp.dir, 'card-cut-added'), (doc) => {
+      delete doc.components.schemas.Card.properties.pan_bin;
+      doc.components.schemas.Card.required = doc.components.schemas.Card.required.filter((n: string) => n !== 'pan_bin');
+      doc.components.schemas.Card.properties.nickname = { type: 'string', description: 'A name the cardholder chose.' };
+    });
+    const md = (await cli([SPEC, added, '--format', 'markdown'])).stdout;
+    expect(md).toContain('| info | 1 |');
+    expect(md).toMatch(/<details><summary>Info \(1\)<\/summary>\n\n\| level \| check/);
+    expect(md.indexOf('#### Breaking (1)')).toBeLessThan(md.indexOf('<details><summary>Info'));
+    const text = (await cli([SPEC, added, '--level', 'breaking'])).stdout;
+    expect(text).not.toContain('INFO     response-field-added');
+    expect(text).toContain('(1 change(s) below breaking not shown; --level info shows them)');
+    expect(text).toContain('1 breaking, 0 warning, 1 info, and info.version needs a major bump; failing on breaking: 2');
+  });
+
+  it('the override hint names a file next to the head spec (to create), not this repository\'s', { timeout: T }, async () => {
+    const r = await cli([SPEC, cardCut]);
+    const hint = `${path.relative(ROOT, path.dirname(cardCut)).split(path.sep).join('/')}/diff-overrides.yaml`;
+    expect(r.stdout).toContain(`create ${hint} with these lines under \`overrides:\` and pass it with --overrides ${hint}:`);
+    expect(r.stdout).not.toContain('spec/diff-overrides.yaml');
+  });
+
+  it('--policy sets a rule; a bad rule or date is a usage error (exit 2)', { timeout: T }, async () => {
+    mkdirSync(path.join(tmp.dir, 'renamed'));
+    const renamed = writeSpecCopy(path.join(tmp.dir, 'renamed'), (doc) => (doc.paths['/wallet'].get.operationId = 'readWallet'));
+    expect((await cli([SPEC, renamed])).code).toBe(0);
+    const strict = await cli([SPEC, renamed, '--policy', 'operation-id-changed=breaking']);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toContain('BREAKING operation-id-changed');
+    const bad = await cli([SPEC, renamed, '--policy', 'response-field-removed=info']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('is not a policy rule');
+    const date = await cli([SPEC, renamed, '--date', 'tomorrow']);
+    expect(date.code).toBe(2);
+    expect(date.stderr).toContain('--date tomorrow: expected a day as YYYY-MM-DD');
   });
 });

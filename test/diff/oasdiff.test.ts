@@ -24,7 +24,7 @@ import { loadOpenApiDocument } from '../../generators/model/load.js';
 import { ROOT } from './helpers.js';
 
 type Verdict = 'breaking' | 'warning' | 'info' | 'none';
-type Reason = 'security' | 'sunset' | 'one-rule' | 'stricter' | 'policy-warning' | 'webhook' | 'optional-removed' | 'anyof-added' | 'same-shape' | 'typed-parameter' | 'visibility' | 'allof-merged';
+type Reason = 'security' | 'sunset' | 'one-rule' | 'stricter' | 'policy-warning' | 'webhook' | 'anyof-added' | 'same-shape' | 'typed-parameter' | 'visibility' | 'allof-merged';
 /** [base, revision, oasdiff's verdict, the oasdiff test it comes from, our verdict where we disagree, why]. */
 type Row = [string, string, Verdict, string, Verdict?, Reason?];
 
@@ -94,7 +94,7 @@ const ROWS: Row[] = [
   ['checker/request_parameter_property_enum_value_updated_base.yaml', 'checker/request_parameter_property_enum_value_updated_revision.yaml', 'breaking', 'TestRequestParameterPropertyEnumValueRemovedCheck'],
   ['checker/request_parameter_property_enum_value_updated_revision.yaml', 'checker/request_parameter_property_enum_value_updated_base.yaml', 'info', 'TestRequestParameterPropertyEnumValueAddedCheck'],
   ['checker/request_parameter_property_type_changed_base_int.yaml', 'checker/request_parameter_property_type_changed_base_num.yaml', 'info', 'TestBreaking_ReqQueryParamTypeIntegerToNumber'],
-  ['checker/request_parameter_property_type_changed_base_num.yaml', 'checker/request_parameter_property_type_changed_revision.yaml', 'warning', 'TestBreaking_ReqQueryParamTypeNumberToString', 'breaking', 'stricter'],
+  ['checker/request_parameter_property_type_changed_base_num.yaml', 'checker/request_parameter_property_type_changed_revision.yaml', 'warning', 'TestBreaking_ReqQueryParamTypeNumberToString'],
   ['checker/request_parameter_property_type_changed_revision.yaml', 'checker/request_parameter_property_type_changed_base_num.yaml', 'breaking', 'TestBreaking_ReqQueryParamTypeStringToNumber'],
   ['checker/request_property_added_base.yaml', 'checker/request_property_added_revision.yaml', 'breaking', 'TestRequiredRequestPropertyAdded'],
   ['checker/request_property_added_base.yaml', 'checker/request_property_added_revision2.yaml', 'breaking', 'TestRequiredRequestPropertiesAdded'],
@@ -125,7 +125,7 @@ const ROWS: Row[] = [
   ['checker/request_property_type_changed_revision_array_to_object.yaml', 'checker/request_property_type_changed_base_array_to_object.yaml', 'breaking', 'TestRequestBodyAndPropertyTypesChangedCheckObjectToArray'],
   ['checker/request_xml_type_compatible_base.yaml', 'checker/request_xml_type_compatible_revision.yaml', 'info', 'TestRequestBodyTypeLooselyTypedCompatible'],
   ['checker/response_min_decreased_base.yaml', 'checker/response_min_decreased_revision.yaml', 'breaking', 'TestResponseBodyMinDecreased', 'warning', 'policy-warning'],
-  ['checker/response_optional_property_removed_base.yaml', 'checker/response_optional_property_removed_revision.yaml', 'warning', 'TestResponseOptionalPropertyUpdatedCheck', 'breaking', 'optional-removed'],
+  ['checker/response_optional_property_removed_base.yaml', 'checker/response_optional_property_removed_revision.yaml', 'warning', 'TestResponseOptionalPropertyUpdatedCheck'],
   ['checker/response_optional_property_removed_revision.yaml', 'checker/response_optional_property_removed_base.yaml', 'info', 'TestResponseOptionalPropertyAddedCheck'],
   ['checker/response_property_any_of_added_base.yaml', 'checker/response_property_any_of_added_revision.yaml', 'info', 'TestResponsePropertyAnyOfAdded', 'breaking', 'anyof-added'],
   ['checker/response_property_any_of_complex_base.yaml', 'checker/response_property_any_of_complex_revision.yaml', 'breaking', 'TestResponsePropertyAnyOfModified'],
@@ -135,7 +135,7 @@ const ROWS: Row[] = [
   ['checker/response_property_const_changed_base.yaml', 'checker/response_property_const_changed_revision.yaml', 'breaking', 'TestResponsePropertyConstChanged', 'warning', 'policy-warning'],
   ['checker/response_property_discriminator_added_base.yaml', 'checker/response_property_discriminator_added_revision.yaml', 'info', 'TestResponseDiscriminatorUpdatedCheckAdded'],
   ['checker/response_property_discriminator_added_revision.yaml', 'checker/response_property_discriminator_added_base.yaml', 'info', 'TestResponseDiscriminatorUpdatedCheckRemoved'],
-  ['checker/response_property_discriminator_added_revision.yaml', 'checker/response_property_discriminator_added_property_name_changed.yaml', 'info', 'TestResponseDiscriminatorUpdatedCheckPropertyNameChanging', 'breaking', 'one-rule'],
+  ['checker/response_property_discriminator_added_revision.yaml', 'checker/response_property_discriminator_added_property_name_changed.yaml', 'info', 'TestResponseDiscriminatorUpdatedCheckPropertyNameChanging'],
   ['checker/response_property_discriminator_added_revision.yaml', 'checker/response_property_discriminator_mapping_changed.yaml', 'info', 'TestResponseDiscriminatorUpdatedCheckMappingChanging'],
   ['checker/response_property_one_of_added_base.yaml', 'checker/response_property_one_of_added_revision.yaml', 'breaking', 'TestResponsePropertyOneOfAdded'],
   ['checker/response_property_one_of_removed_base.yaml', 'checker/response_property_one_of_removed_revision.yaml', 'info', 'TestResponsePropertyOneOfRemoved'],
@@ -151,8 +151,8 @@ const ROWS: Row[] = [
   ['deprecation/base-alpha-stability.yaml', 'deprecation/base-beta-stability.yaml', 'none', 'TestBreaking_StabilityLevelIncreased'],
   ['deprecation/base-alpha-stability.yaml', 'deprecation/deprecated-no-sunset-alpha-stability.yaml', 'none', 'TestBreaking_DeprecationForAlpha'],
   ['deprecation/deprecated-future.yaml', 'deprecation/deprecated-future-2.yaml', 'none', 'TestBreaking_NoChangeToSunsetDeprecatedEndpoint', 'breaking', 'sunset'],
-  ['deprecation/deprecated-past.yaml', 'deprecation/sunset.yaml', 'none', 'TestBreaking_DeprecationPast', 'breaking', 'sunset'],
-  ['deprecation/deprecated-path-past.yaml', 'deprecation/sunset-path.yaml', 'none', 'TestBreaking_DeprecationPathPast', 'breaking', 'sunset'],
+  ['deprecation/deprecated-past.yaml', 'deprecation/sunset.yaml', 'none', 'TestBreaking_DeprecationPast'],
+  ['deprecation/deprecated-path-past.yaml', 'deprecation/sunset-path.yaml', 'none', 'TestBreaking_DeprecationPathPast'],
   ['deprecation/deprecated-with-other-extension.yaml', 'deprecation/deprecated-no-sunset.yaml', 'none', 'TestBreaking_NonSunsetDeletedForDeprecatedEndpoint'],
   ['deprecation/property_base_alpha.yaml', 'deprecation/property_deprecated_no_sunset_alpha.yaml', 'none', 'TestRequestPropertyDeprecation_ForAlpha'],
   ['enums/request-body-enum-revision.yaml', 'enums/request-body-enum.yaml', 'none', 'TestBreaking_ReqBodyEnumValueAdded'],
@@ -196,7 +196,7 @@ const ROWS: Row[] = [
   ['required-properties/request-new-base.yaml', 'required-properties/request-new-revision.yaml', 'breaking', 'TestBreaking_ReqBodyNewRequiredProperty'],
   ['required-properties/request-new-required-prop-base.yaml', 'required-properties/request-new-required-prop-revision.yaml', 'none', 'TestBreaking_ReqBodyNewRequiredPropertyNew', 'breaking', 'one-rule'],
   ['required-properties/request-new-revision.yaml', 'required-properties/request-new-base.yaml', 'warning', 'TestBreaking_ReqBodyDeleteRequiredProperty'],
-  ['required-properties/request-property-items.yaml', 'required-properties/request-property-items-2.yaml', 'warning', 'TestBreaking_ReqBodyDeleteRequiredProperty2', 'breaking', 'optional-removed'],
+  ['required-properties/request-property-items.yaml', 'required-properties/request-property-items-2.yaml', 'warning', 'TestBreaking_ReqBodyDeleteRequiredProperty2'],
   ['required-properties/request-revision.yaml', 'required-properties/request-base.yaml', 'breaking', 'TestBreaking_ReqBodyRequiredPropertyEnabled'],
   ['required-properties/response-allof-base.json', 'required-properties/response-allof-revision.json', 'none', 'TestBreaking_RespBodyNewAllOfRequiredProperty'],
   ['required-properties/response-allof-revision.json', 'required-properties/response-allof-base.json', 'breaking', 'TestBreaking_RespBodyDeleteAllOfRequiredProperty'],
@@ -208,7 +208,7 @@ const ROWS: Row[] = [
   ['required-properties/write-only-base.yaml', 'required-properties/write-only-revision.yaml', 'none', 'TestBreaking_WriteOnlyPropertyRequiredDisabled'],
   ['required-properties/write-only-changed-base.yaml', 'required-properties/write-only-changed-revision.yaml', 'none', 'TestBreaking_RequiredPropertyWriteOnlyEnabled', 'breaking', 'visibility'],
   ['required-properties/write-only-delete-base.yaml', 'required-properties/write-only-delete-revision.yaml', 'warning', 'TestBreaking_WriteOnlyDeleteRequiredProperty'],
-  ['required-properties/write-only-delete-partial-base.yaml', 'required-properties/write-only-delete-partial-revision.yaml', 'warning', 'TestBreaking_WriteOnlyDeleteNonRequiredProperty', 'breaking', 'optional-removed'],
+  ['required-properties/write-only-delete-partial-base.yaml', 'required-properties/write-only-delete-partial-revision.yaml', 'warning', 'TestBreaking_WriteOnlyDeleteNonRequiredProperty'],
   ['response-media-type-base.yaml', 'response-media-type-revision.yaml', 'breaking', 'TestBreaking_ResponseDeleteMediaType'],
   ['response-media-type-revision.yaml', 'response-media-type-base.yaml', 'none', 'TestBreaking_ResponseAddMediaType'],
   ['servers/baseswagger.json', 'servers/revisionswagger.json', 'none', 'TestBreaking_Servers'],  // allOf: oasdiff judges an allOf part added or removed by its $ref; we judge the merged schema.
@@ -258,7 +258,7 @@ const MUTATED: MutatedRow[] = [
   ['checker/request_optional_property_write_only_read_only_base.yaml', [['head', `${REQ}/id/readOnly`, true]], 'info', 'TestRequestRequiredPropertyBecameReadOnly'],
   ['checker/request_optional_property_write_only_read_only_base.yaml', [['base', `${REQ}/id/readOnly`, true]], 'info', 'TestRequestRequiredPropertyBecameNonReadOnly', 'breaking', 'visibility'],
   // readOnly / writeOnly in a response
-  ['checker/response_optional_property_write_only_read_only_base.yaml', [['head', `${GROUP}/name/writeOnly`, true]], 'info', 'TestResponseOptionalPropertyBecameWriteOnly', 'breaking', 'visibility'],
+  ['checker/response_optional_property_write_only_read_only_base.yaml', [['head', `${GROUP}/name/writeOnly`, true]], 'info', 'TestResponseOptionalPropertyBecameWriteOnly'],
   ['checker/response_optional_property_write_only_read_only_base.yaml', [['head', `${GROUP}/writeOnlyName/writeOnly`, false]], 'info', 'TestResponseOptionalPropertyBecameNotWriteOnly'],
   ['checker/response_optional_property_write_only_read_only_base.yaml', [['base', `${GROUP}/id/readOnly`, false]], 'info', 'TestResponseOptionalPropertyBecameReadOnly'],
   ['checker/response_optional_property_write_only_read_only_base.yaml', [['head', `${GROUP}/id/readOnly`, false]], 'info', 'TestResponseOptionalPropertyBecameNonReadOnly'],

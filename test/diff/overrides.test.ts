@@ -31,12 +31,15 @@ beforeAll(async () => {
 const diff = (entries: unknown[]) => runDiff({ label: 'base', model: base }, { label: 'head', model: head }, { overrides: parseOverrides({ overrides: entries }, 'overrides.yaml') });
 
 describe('overrides', () => {
-  it('without overrides: every affected operation and event, plus the missing major bump, fail', () => {
+  it('without overrides: one entry per edit, reaching every affected operation; the missing major bump is the verdict, apart', () => {
     const r = runDiff({ label: 'base', model: base }, { label: 'head', model: head });
     const optional = r.changes.filter((c) => c.id === 'response-field-became-optional');
-    expect(optional.map((c) => c.location.operation)).toEqual(expect.arrayContaining(['createCard', 'topupCard', 'freezeCard', 'unfreezeCard', 'closeCard', 'getOrder', 'listOrders']));
-    expect(r.changes.map((c) => c.id)).toContain('version-major-bump-missing');
-    expect(r.summary.failing).toBe(r.summary.breaking);
+    expect(optional).toHaveLength(1);
+    expect(optional[0]!.places.map((p) => p.operation)).toEqual(expect.arrayContaining(['createCard', 'topupCard', 'freezeCard', 'unfreezeCard', 'closeCard', 'getOrder', 'listOrders']));
+    expect(r.summary.breaking).toBe(2);
+    expect(r.changes.map((c) => c.id)).not.toContain('version-major-bump-missing');
+    expect(r.verdict?.id).toBe('version-major-bump-missing');
+    expect(r.summary.failing).toBe(r.summary.breaking + 1);
   });
 
   it('one pointer-scoped line acknowledges the change everywhere it shows; the suggested line is that line', () => {
@@ -74,7 +77,8 @@ describe('overrides', () => {
 
   it('the version rule is itself overridable', () => {
     const r = diff([{ id: 'version-major-bump-missing', level: 'warning', reason: 'pre-release' }]);
-    expect(r.changes.find((c) => c.id === 'version-major-bump-missing')?.level).toBe('warning');
+    expect(r.verdict?.level).toBe('warning');
+    expect(r.summary.failing).toBe(r.summary.breaking);
   });
 
   it('rejects entries without a reason, with an unknown id, level or key, each with its pointer', () => {
@@ -102,21 +106,50 @@ describe('overrides', () => {
   });
 });
 
-describe('text and markdown group one edit seen from several operations', () => {
-  it('one entry per distinct change, listing every place and every touched method', async () => {
+describe('each change once: one edit seen from several operations is one entry in every format', () => {
+  it('one entry listing every place and every touched method, in text, Markdown and JSON', async () => {
     const { formatResult } = await import('../../generators/diff/index.js');
     const r = runDiff({ label: 'base', model: base }, { label: 'head', model: head });
     const text = formatResult(r, 'text');
     const entries = text.split('\n').filter((l) => l.startsWith('BREAKING response-field-became-optional'));
-    expect(entries).toEqual([
-      'BREAKING response-field-became-optional  6 places · data.related_card_uuid',
-      'BREAKING response-field-became-optional  listOrders (GET /orders) · data[].related_card_uuid',
-    ]);
+    expect(entries).toEqual(['BREAKING response-field-became-optional  Order.related_card_uuid in 7 places']);
     expect(text).toContain('  in closeCard (POST /cards/{uuid}/close), createCard (POST /cards), freezeCard');
     expect(text).toMatch(/touches client\.cards\.close\(\), client\.cards\.create\(\), .*type Order/);
     const md = formatResult(r, 'markdown');
-    expect(md.split('\n').filter((l) => l.includes('`response-field-became-optional`'))).toHaveLength(2);
-    // JSON keeps one change per operation, for tools.
-    expect(JSON.parse(formatResult(r, 'json')).changes.filter((c: any) => c.id === 'response-field-became-optional')).toHaveLength(7);
+    expect(md.split('\n').filter((l) => l.includes('`response-field-became-optional`'))).toHaveLength(1);
+    const json = JSON.parse(formatResult(r, 'json'));
+    const entry = json.changes.filter((c: any) => c.id === 'response-field-became-optional');
+    expect(entry).toHaveLength(1);
+    expect(entry[0].places).toHaveLength(7);
+    expect(json.verdict.id).toBe('version-major-bump-missing');
+  });
+});
+
+describe('policy', () => {
+  const renamed = () => variant(spec, (d) => {
+    writesAnswerOrder(d);
+    d.paths['/wallet'].get.operationId = 'readWallet';
+  });
+  it('a policy rule sets the level of every change of its check; flags win over the file', async () => {
+    const { parsePolicyFlags } = await import('../../generators/diff/index.js');
+    const byDefault = runDiff({ label: 'base', model: base }, { label: 'head', model: renamed() });
+    expect(byDefault.changes.find((c) => c.id === 'operation-id-changed')?.level).toBe('warning');
+    const file = parseOverrides({ policy: { 'operation-id-changed': 'breaking' } }, 'overrides.yaml');
+    const strict = runDiff({ label: 'base', model: base }, { label: 'head', model: renamed() }, { overrides: file });
+    expect(strict.changes.find((c) => c.id === 'operation-id-changed')).toMatchObject({ level: 'breaking', defaultLevel: 'breaking' });
+    expect(strict.policy).toEqual({ 'operation-id-changed': 'breaking' });
+    const flagged = runDiff({ label: 'base', model: base }, { label: 'head', model: renamed() }, { overrides: file, policy: parsePolicyFlags(['operation-id-changed=info']) });
+    expect(flagged.changes.find((c) => c.id === 'operation-id-changed')?.level).toBe('info');
+  });
+  it('refuses a rule that is not policy, and a level that is not one, with a pointer or the flag', async () => {
+    const { parsePolicyFlags } = await import('../../generators/diff/index.js');
+    try {
+      parseOverrides({ policy: { 'response-field-removed': 'info', 'operation-id-changed': 'ignore' } }, 'o.yaml');
+      expect.unreachable();
+    } catch (error) {
+      expect((error as SpecErrors).errors.map((e) => e.pointer)).toEqual(['#/policy/response-field-removed', '#/policy/operation-id-changed']);
+    }
+    expect(() => parsePolicyFlags(['operation-id-changed'])).toThrow(/expected <rule>=<level>/);
+    expect(() => parsePolicyFlags(['response-field-removed=info'])).toThrow(/not a policy rule/);
   });
 });

@@ -3,7 +3,11 @@
 // (where src/ exists; it is never published) it runs the TypeScript sources through tsx instead, with the
 // workspace packages resolved to their sources too, so that development needs no build step.
 import { existsSync } from 'node:fs';
-import { register } from 'node:module';
+import nodeModule, { register } from 'node:module';
+
+// V8's on-disk code cache (Node >= 22.1; a no-op before): later runs skip compiling the CLI and its dependencies
+// again, as Redocly's CLI does. Enabled before the imports below, so that they are cached.
+nodeModule.enableCompileCache?.();
 
 // Read before the slow imports below: `sandbox` and `listen` stop when this parent exits, even during their startup.
 const parentPid = process.ppid;

@@ -211,7 +211,7 @@ export function buildProgram(): Command {
   withSpec(
     program
       .command('lint')
-      .description("strict lint of the spec: Redocly recommended-strict plus this API's rules, then two OpenAPI 3.1 validators (without a spec, the sandbox control API's document too)"),
+      .description("strict lint of the spec: Redocly recommended-strict plus this API's rules, then the OpenAPI 3.1 schema, local $refs and what the generators would refuse (without a spec, the sandbox control API's document too)"),
   ).action(async (specArg: string | undefined, opts: CommonOptions) => {
     // Not through generators(): lint prints nothing, so it loads no target (nor ts-morph, nor openapi-typescript).
     const [lint, { CONTROL_SPEC, DEFAULT_SPEC, REPO_ROOT }] = await Promise.all([import('../../../generators/lint/lint-spec.js'), import('../../../generators/core/assets.js')]);
