@@ -107,7 +107,9 @@ describe('documents referred to by messages and source', () => {
     };
     for (const root of roots) walk(path.join(ROOT, root));
     expect(refs.some((r) => r.endsWith('-> generators/README.md'))).toBe(true);
-    const missing = refs.filter((r) => !existsSync(path.join(ROOT, r.split(' -> ')[1]!)));
+    // A path under node_modules/ names where a file lies in a user's project once installed (assets.ts), and exists
+    // here only after `make build`: judging it would make this test depend on whether the build ran first.
+    const missing = refs.filter((r) => !r.split(' -> ')[1]!.startsWith('node_modules/') && !existsSync(path.join(ROOT, r.split(' -> ')[1]!)));
     expect(missing).toEqual([]);
   });
 });
