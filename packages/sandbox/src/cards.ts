@@ -309,7 +309,7 @@ function checkReason(body: ReasonBody | null | undefined): string | null {
 export function createCardsService(ctx: Context): CardsService {
   // The card read is the sandbox's hottest query: prepared once, in raw mode (see CARD_DETAIL_COLUMNS). Its SQL
   // text is used nowhere else, so switching this shared cached statement to raw mode changes no other caller.
-  const detailRead = ctx.db.prepare<[string], CardDetailRaw>(CARD_DETAIL_SELECT).raw(true);
+  const detailRead = ctx.db.arrays<[string], CardDetailRaw>(CARD_DETAIL_SELECT);
   // Card details read back unchanged until anything is committed (ctx.generation, which also sees another
   // process's commits to a file): a suite polling a card, or a load test of reads, skips SQLite and the row's
   // conversion. Inside a write transaction the uncommitted state is read directly. A cached detail never leaves

@@ -1,0 +1,46 @@
+/**
+ * The storage seam (see store.ts): the store the sandbox opens, and the two questions about a storage error that
+ * the HTTP layer and the CLI ask.
+ */
+import { openSqliteStore } from './sqlite.js';
+import { nodeSqliteDriver } from './node-sqlite.js';
+import { betterSqlite3Driver } from './better-sqlite3.js';
+import type { Migration, Store } from './store.js';
+
+export type { Migration, RunResult, SqlValue, Statement, Store } from './store.js';
+export { MEMORY_DATABASE_LIMIT_BYTES } from './sqlite.js';
+
+/** Opens (and creates or upgrades to `migrations`) the sandbox's database: a file path or `':memory:'`. */
+export function openStore(path: string, migrations: readonly Migration[]): Store {
+  const driver = process.env.CARD_API_SANDBOX_DRIVER === 'better-sqlite3' ? betterSqlite3Driver : nodeSqliteDriver;
+  const store = openSqliteStore(path, driver);
+  try {
+    store.migrate(migrations);
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  return store;
+}
+
+/** SQLite's primary result code of a driver error (node:sqlite: `errcode`; better-sqlite3: `code` as `SQLITE_*`). */
+function sqliteCode(error: unknown): number | string | undefined {
+  const e = error as { errcode?: unknown; code?: unknown } | null;
+  if (typeof e?.errcode === 'number') return e.errcode & 0xff;
+  if (typeof e?.code === 'string' && e.code.startsWith('SQLITE_')) return e.code;
+  return undefined;
+}
+
+/** A write refused because the database cannot grow (the in-memory ceiling, a full disk). */
+export function isStorageFull(error: unknown): boolean {
+  const code = sqliteCode(error);
+  return code === 13 || code === 'SQLITE_FULL';
+}
+
+/** The reason to print when the database cannot be opened or used, or null when `error` is not the engine's. */
+export function describeStorageError(error: unknown): string | null {
+  if (sqliteCode(error) === undefined) return null;
+  const e = error as { errstr?: unknown; message?: unknown };
+  const message = String(e.message ?? error);
+  return typeof e.errstr === 'string' && e.errstr !== message ? `SQLite cannot use it (${e.errstr}: ${message})` : `SQLite cannot use it (${message})`;
+}
