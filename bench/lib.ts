@@ -3,7 +3,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import type autocannon from 'autocannon';
 
 export async function sample(fn: () => Promise<unknown> | unknown, runs: number, warmup = 1): Promise<number[]> {
@@ -179,12 +179,15 @@ export const BENCH_AUTHORIZE = JSON.stringify({ amount: '1.00' });
 
 export type BenchKind = 'get' | 'post' | 'mixed';
 
-/** autocannon requests of a sandbox case; the mixed rotation is 7 reads, 2 issues, 1 authorization per 10 requests. */
-export function benchRequests(kind: BenchKind, cardUuid: string): autocannon.Request[] {
-  const read = { method: 'GET' as const, path: `/api/v1/cards/${cardUuid}` };
+/**
+ * autocannon requests of a sandbox case; the mixed rotation is 7 reads, 2 issues, 1 authorization per 10 requests.
+ * `apiRoot` is where the public API's paths start (a Prism mock serves them at the root).
+ */
+export function benchRequests(kind: BenchKind, cardUuid: string, apiRoot = '/api/v1'): autocannon.Request[] {
+  const read = { method: 'GET' as const, path: `${apiRoot}/cards/${cardUuid}` };
   const issue = {
     method: 'POST' as const,
-    path: '/api/v1/cards',
+    path: `${apiRoot}/cards`,
     body: BENCH_ISSUE,
     headers: { 'content-type': 'application/json' },
     // A fresh key per request: each POST is a new issue, not an idempotent replay.
@@ -200,9 +203,9 @@ export function benchRequests(kind: BenchKind, cardUuid: string): autocannon.Req
  * A worker thread that runs `moduleUrl` (the caller's own file, `import.meta.url`) from its TypeScript source: on
  * Node 20 a worker does not inherit the `--import tsx` hooks for its entry, so it registers tsx, then loads the file.
  */
-export function tsxWorker(moduleUrl: string): Worker {
+export function tsxWorker(moduleUrl: string, options: Omit<WorkerOptions, 'eval'> = {}): Worker {
   const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(moduleUrl)}); })`;
-  return new Worker(boot, { eval: true });
+  return new Worker(boot, { ...options, eval: true });
 }
 
 /**
