@@ -78,9 +78,9 @@ let memoryDatabases = 0;
 /**
  * A `memdb` file opened by URI. Its name starts with a slash, which SQLite's memdb VFS reads as shared within the
  * process, so it is unique (pid, counter, random): no other connection opens it, and it is freed when this one closes.
- * Node before 22.15 opens no URI: the same string is then a relative path under a folder `file:` that does not
- * exist, the open fails without creating anything, and the database is a plain `:memory:` one (without the bounded
- * page cache, see `openSqliteStore`).
+ * An early Node 22 (22.13.0; 22.23.3 does open them) opens no URI: the same string is then a relative path under a
+ * folder `file:` that does not exist, the open fails without creating anything, and the database is a plain
+ * `:memory:` one (without the bounded page cache, see `openSqliteStore`).
  */
 function openMemory(): SqliteConnection {
   if (!existsSync('file:')) {
