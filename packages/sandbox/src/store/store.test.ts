@@ -59,8 +59,8 @@ describe('a --db file written by the better-sqlite3 sandbox', () => {
   });
 });
 
-/** Runs the sandbox bin under `umask 022` until it is ready; returns what it printed, then stops it. */
-async function runBin(args: string[], whileRunning: () => void): Promise<{ stdout: string; stderr: string; code: number | null }> {
+/** Runs the sandbox bin under `umask 022` until it is ready, runs `whileRunning`, then sends `signal`; returns what it printed. */
+async function runBin(args: string[], whileRunning: (env: { baseUrl: string; token: string }) => unknown, signal: NodeJS.Signals = 'SIGTERM'): Promise<{ stdout: string; stderr: string; code: number | null }> {
   const child = spawn('/bin/sh', ['-c', 'umask 022 && exec "$0" "$@"', process.execPath, BIN, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -72,9 +72,9 @@ async function runBin(args: string[], whileRunning: () => void): Promise<{ stdou
       if (child.exitCode !== null) throw new Error(`the sandbox exited ${child.exitCode}: ${stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    whileRunning();
+    await whileRunning({ baseUrl: /^CARD_API_BASE_URL=(.+)$/m.exec(stdout)![1]!, token: /^CARD_API_TOKEN=(.+)$/m.exec(stdout)![1]! });
   } finally {
-    child.kill('SIGTERM');
+    child.kill(signal);
     await exited;
   }
   return { stdout, stderr, code: child.exitCode };
@@ -91,6 +91,32 @@ describe('sandbox --db', () => {
     expect(modes).toEqual({ '': 0o600, '-wal': 0o600, '-shm': 0o600 });
     expect(run.stderr).not.toContain('ExperimentalWarning');
     expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('a sandbox killed with SIGKILL', () => {
+  it('loses no write it acknowledged: every accepted issue is in the file after a restart, and the ledger balances', async () => {
+    const file = path.join(dir, 'killed.db');
+    const accepted: string[] = [];
+    await runBin(
+      ['--db', file, '--latency', '5'],
+      async ({ baseUrl, token }) => {
+        const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+        for (let i = 0; i < 20; i++) {
+          const response = await fetch(`${baseUrl}/cards`, { method: 'POST', headers: { ...headers, 'x-idempotency-key': `killed-${i}` }, body: JSON.stringify({ card_product_id: 1, initial_topup_amount: '10.00', cardholder_first_name: 'Kill', cardholder_last_name: 'Nine' }) });
+          expect(response.status).toBe(202);
+          accepted.push(((await response.json()) as { data: { uuid: string } }).data.uuid);
+        }
+      },
+      'SIGKILL',
+    );
+    const running = await startSandbox({ port: 0, host: '127.0.0.1', db: file, sandboxOptions: { onError: () => undefined } });
+    try {
+      for (const uuid of accepted) expect(running.sandbox.orders.get(1, uuid).uuid).toBe(uuid);
+      expect(running.sandbox.admin.audit()).toEqual([]);
+    } finally {
+      await running.close();
+    }
   });
 });
 
