@@ -179,12 +179,15 @@ export const BENCH_AUTHORIZE = JSON.stringify({ amount: '1.00' });
 
 export type BenchKind = 'get' | 'post' | 'mixed';
 
-/** autocannon requests of a sandbox case; the mixed rotation is 7 reads, 2 issues, 1 authorization per 10 requests. */
-export function benchRequests(kind: BenchKind, cardUuid: string): autocannon.Request[] {
-  const read = { method: 'GET' as const, path: `/api/v1/cards/${cardUuid}` };
+/**
+ * autocannon requests of a sandbox case; the mixed rotation is 7 reads, 2 issues, 1 authorization per 10 requests.
+ * `apiRoot` is where the public API's paths start (a Prism mock serves them at the root).
+ */
+export function benchRequests(kind: BenchKind, cardUuid: string, apiRoot = '/api/v1'): autocannon.Request[] {
+  const read = { method: 'GET' as const, path: `${apiRoot}/cards/${cardUuid}` };
   const issue = {
     method: 'POST' as const,
-    path: '/api/v1/cards',
+    path: `${apiRoot}/cards`,
     body: BENCH_ISSUE,
     headers: { 'content-type': 'application/json' },
     // A fresh key per request: each POST is a new issue, not an idempotent replay.

@@ -7,7 +7,8 @@
  *   database sizes, which shows whether a cost grows with the database;
  * - every SQL statement the last rounds ran, with its calls and time per order and its time per call.
  *
- * Statements are timed by wrapping better-sqlite3's `Statement.prototype` methods, which adds a little to each.
+ * Statements are timed by wrapping the methods of the driver's statement prototype (node:sqlite's `StatementSync`),
+ * which adds a little to each.
  * A diagnostic, not a benchmark (no peer, no ratios); absolute times move with the machine's load. The sandbox runs
  * from its TypeScript sources (the `@card-api/source` condition), as the tests and benches do.
  */
@@ -18,22 +19,22 @@ const ROUND = 100;
 async function main(): Promise<void> {
   const total = Number(process.argv[2] ?? 30_000);
   if (!Number.isSafeInteger(total) || total < 5 * ROUND) throw new Error(`orders must be an integer of at least ${5 * ROUND}, not ${process.argv[2]}`);
-  const Database = (await import('better-sqlite3')).default;
   const { createSandbox, createManualClock } = await import('../packages/sandbox/src/index.js');
 
+  const sandbox = createSandbox({ clock: createManualClock('2026-03-01T12:00:00.000Z'), orderLatencyMs: 10 });
   // Statement timing, switched on for the last fifth of the run.
   const timings = new Map<string, { calls: number; ms: number }>();
   let timing = false;
-  const proto = Object.getPrototypeOf(new Database(':memory:').prepare('SELECT 1')) as Record<'run' | 'get' | 'all', (...args: unknown[]) => unknown>;
+  const proto = Object.getPrototypeOf(sandbox.db.prepare('SELECT 1')) as Record<'run' | 'get' | 'all', (...args: unknown[]) => unknown>;
   for (const method of ['run', 'get', 'all'] as const) {
     const original = proto[method];
-    proto[method] = function (this: { source: string }, ...args: unknown[]) {
+    proto[method] = function (this: { sourceSQL: string }, ...args: unknown[]) {
       if (!timing) return original.apply(this, args);
       const start = performance.now();
       try {
         return original.apply(this, args);
       } finally {
-        const key = `${method} ${this.source.replace(/\s+/g, ' ').trim()}`;
+        const key = `${method} ${this.sourceSQL.replace(/\s+/g, ' ').trim()}`;
         const entry = timings.get(key) ?? { calls: 0, ms: 0 };
         entry.calls++;
         entry.ms += performance.now() - start;
@@ -42,7 +43,6 @@ async function main(): Promise<void> {
     };
   }
 
-  const sandbox = createSandbox({ clock: createManualClock('2026-03-01T12:00:00.000Z'), orderLatencyMs: 10 });
   const ws = sandbox.seedDefaultWorkspace().workspace.id;
   sandbox.admin.deposit(ws, { amount: '1000000000.00', description: 'statements script' });
   const body = { card_product_id: 1, initial_topup_amount: '10.00', cardholder_first_name: 'Ada', cardholder_last_name: 'Lovelace' };
@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     const stepped = performance.now();
     sinceCheckpoint = { create: sinceCheckpoint.create + (created - start), steps: sinceCheckpoint.steps + (stepped - created), orders: sinceCheckpoint.orders + ROUND };
     if (checkpoints.has(round)) {
-      const pages = sandbox.db.pragma('page_count', { simple: true }) as number;
+      const pages = sandbox.db.pluck<[], number>('PRAGMA page_count').get();
       const per = (ms: number): string => ((ms * 1000) / sinceCheckpoint.orders).toFixed(1).padStart(6);
       console.log(`after ${String(round * ROUND).padStart(7)} orders (${pages} pages): issue ${per(sinceCheckpoint.create)} µs, completion ${per(sinceCheckpoint.steps)} µs`);
       sinceCheckpoint = { create: 0, steps: 0, orders: 0 };

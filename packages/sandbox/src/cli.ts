@@ -16,6 +16,7 @@ import { lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RunningSandbox } from './http/server.js';
+import { describeStorageError } from './store/index.js';
 
 /** Where the command writes; `name` is how it is invoked (`card-api-sandbox`, `gen-card-api sandbox`), for messages. */
 export interface SandboxCliIo {
@@ -197,18 +198,8 @@ function startProblem(error: unknown, options: Options): CliProblem | null {
   if (err.code === 'EADDRINUSE') return new CliProblem(`port ${options.port} on ${options.host} is already in use (another sandbox?): pick another with --port, or --port 0 for any free port`, false);
   if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') return new CliProblem(`cannot listen on ${options.host} (${err.code}): give a local address with --host`, false);
   if (err.code === 'EACCES') return new CliProblem(`not allowed to listen on ${options.host}:${options.port} (EACCES): use a port above 1023`, false);
-  if (err.code === 'SQLITE_CANTOPEN' || (err.code ?? '').startsWith('SQLITE_')) {
-    return new CliProblem(`--db ${options.db ?? ':memory:'}: SQLite cannot use it (${err.code}: ${err.message})`, false);
-  }
-  const message = err.message ?? String(error);
-  if (/better_sqlite3\.node|bindings file|NODE_MODULE_VERSION|Could not locate the bindings|ERR_DLOPEN_FAILED/.test(message) || err.code === 'ERR_DLOPEN_FAILED') {
-    return new CliProblem(
-      `the native SQLite module (better-sqlite3) cannot load on this machine: ${message.split('\n')[0]}. ` +
-        'Install it with a prebuilt binary for your platform and Node.js version, or build it: run `npm rebuild better-sqlite3` with python3, make and a C++ compiler installed ' +
-        '(with npm 11 allow its build: "allowScripts": {"better-sqlite3": true} in package.json)',
-      false,
-    );
-  }
+  const storage = describeStorageError(error);
+  if (storage !== null) return new CliProblem(`--db ${options.db ?? ':memory:'}: ${storage}`, false);
   return null;
 }
 

@@ -1,4 +1,4 @@
-import type { Database } from './db.js';
+import type { Store } from './store/index.js';
 import type { Clock } from './clock.js';
 import type { SandboxEvent } from './types.js';
 
@@ -32,7 +32,7 @@ export interface ResolvedOptions {
  * its context and can be tested against a real database.
  */
 export interface Context {
-  readonly db: Database.Database;
+  readonly db: Store;
   readonly clock: Clock;
   readonly options: ResolvedOptions;
   /** Runs `fn` in one IMMEDIATE write transaction (nested calls join the outer one); events recorded in it are published after the commit. */
@@ -95,7 +95,7 @@ export function referenceCached<K, V>(load: (ctx: Context, key: K) => V, limit =
 
 /** Builds the context; `afterCommit` runs after every committed top-level write (the scheduler re-arms there). */
 export function createContext(
-  db: Database.Database,
+  db: Store,
   clock: Clock,
   options: ResolvedOptions,
   publish: (events: SandboxEvent[]) => void,
@@ -103,19 +103,15 @@ export function createContext(
 ): Context {
   let pending: SandboxEvent[] = [];
   let commits = 0;
-  // SQLite's data_version moves when another connection commits; our own commits are counted here.
-  const dataVersion = db.prepare<[], { data_version: number }>('PRAGMA data_version');
-  // Writes to the reference tables, counted by temporary triggers (this connection's own, never stored in the file),
-  // whatever code path made them. A rolled-back transaction counts too (see `write`): a cache may have read its
-  // uncommitted rows.
+  // Writes to the reference tables, counted by the store's watch (whatever code path made them). A rolled-back
+  // transaction counts too (see `write`): a cache may have read its uncommitted rows.
   let referenceChanges = 0;
-  // Set by a reference write inside an explicit transaction (ours or one opened on `db` directly); cleared, with one
-  // more change counted, once that transaction is over, committed or not.
+  // Set by a reference write inside a transaction; cleared, with one more change counted, once that transaction is
+  // over, committed or not.
   let referenceWriteInTransaction = false;
-  db.function('card_api_reference_changed', { deterministic: false }, () => {
+  db.watch(REFERENCE_TABLES, () => {
     referenceChanges++;
     if (db.inTransaction) referenceWriteInTransaction = true;
-    return null;
   });
   const settleReferenceWrites = (): void => {
     if (referenceWriteInTransaction && !db.inTransaction) {
@@ -123,13 +119,6 @@ export function createContext(
       referenceChanges++;
     }
   };
-  for (const table of REFERENCE_TABLES) {
-    for (const op of ['INSERT', 'UPDATE', 'DELETE']) {
-      db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS ${table}_${op.toLowerCase()}_reference AFTER ${op} ON main.${table} BEGIN SELECT card_api_reference_changed(); END`);
-    }
-  }
-  // Built once: better-sqlite3 compiles BEGIN/COMMIT/ROLLBACK for each `db.transaction` wrapper it makes.
-  const inTransaction = db.transaction(<T>(fn: () => T): T => fn());
   return {
     db,
     clock,
@@ -141,9 +130,9 @@ export function createContext(
       pending = [];
       let result: T;
       try {
-        // IMMEDIATE takes the write lock up front: a lookup-then-insert (idempotency keys,
-        // balance checks) cannot interleave with another connection's write.
-        result = inTransaction.immediate(fn) as T;
+        // The write lock is taken up front: a lookup-then-insert (idempotency keys, balance checks) cannot
+        // interleave with another connection's write.
+        result = db.transaction('write', fn);
       } catch (error) {
         pending = [];
         referenceWriteInTransaction = false;
@@ -160,14 +149,14 @@ export function createContext(
     read<T>(fn: () => T): T {
       if (db.inTransaction) return fn();
       settleReferenceWrites();
-      return inTransaction.deferred(fn) as T;
+      return db.transaction('read', fn);
     },
     queueEvent(event) {
       pending.push(event);
     },
-    // An in-memory database has no other connection, so only our own commits can change it: no PRAGMA on every
+    // An in-memory database has no other connection, so only our own commits can change it: no statement on every
     // cached read (a statement in the request path costs several microseconds, more than the cache saves).
-    generation: db.memory ? () => commits : () => commits * 2 ** 21 + (dataVersion.get()?.data_version ?? 0),
+    generation: db.memory ? () => commits : () => commits * 2 ** 21 + db.externalVersion(),
     referenceGeneration: db.memory
       ? () => {
           settleReferenceWrites();
@@ -175,7 +164,7 @@ export function createContext(
         }
       : () => {
           settleReferenceWrites();
-          return referenceChanges * 2 ** 21 + (dataVersion.get()?.data_version ?? 0);
+          return referenceChanges * 2 ** 21 + db.externalVersion();
         },
     referenceCacheable: () => !referenceWriteInTransaction,
     nowMs: () => clock.now().getTime(),

@@ -24,8 +24,8 @@ export function recordEvent(ctx: Context, workspaceId: number, event: string, da
   if (!ctx.db.inTransaction) throw new Error(`recordEvent(${event}) outside a write transaction`);
   const occurredAt = ctx.nowIso();
   const json = JSON.stringify(data);
-  const info = ctx.db.prepare('INSERT INTO events (workspace_id, event, occurred_at, data) VALUES (?, ?, ?, ?)').run(workspaceId, event, occurredAt, json);
-  const envelope: SandboxEvent = { event, event_id: Number(info.lastInsertRowid), occurred_at: occurredAt, workspace_id: workspaceId, data: JSON.parse(json) as Record<string, unknown> };
+  const inserted = ctx.db.pluck<[number, string, string, string], number>('INSERT INTO events (workspace_id, event, occurred_at, data) VALUES (?, ?, ?, ?) RETURNING id').get(workspaceId, event, occurredAt, json)!;
+  const envelope: SandboxEvent = { event, event_id: inserted, occurred_at: occurredAt, workspace_id: workspaceId, data: JSON.parse(json) as Record<string, unknown> };
   enqueueDeliveries(ctx, envelope);
   ctx.queueEvent(envelope);
   return envelope;

@@ -82,7 +82,7 @@ function perRowCount(build: (n: number) => string): (n: number) => string {
 
 const repeat = (n: number, text: string, separator: string): string => Array.from({ length: n }, () => text).join(separator);
 
-/** One account's balance (its own SQL text, used in pluck mode only; see `post` and `accountBalance`). */
+/** One account's balance (read with `pluck`; see `post` and `accountBalance`). */
 const BALANCE = 'SELECT balance AS posting_balance FROM accounts WHERE workspace_id = ? AND currency = ? AND code = ? AND card_uuid = ?';
 
 const INSERT_ENTRIES = perRowCount(
@@ -173,7 +173,7 @@ export function balanceAfter(balances: PostedBalances, workspaceId: number, curr
 
 /** Current balance of one account (0 when it has never moved). */
 export function accountBalance(ctx: Context, workspaceId: number, currency: string, code: AccountCode, cardUuid?: string): Money {
-  return money(ctx.db.prepare<[number, string, string, string], string>(BALANCE).pluck(true).get(workspaceId, currency, code, cardUuid ?? '') ?? '0');
+  return money(ctx.db.pluck<[number, string, string, string], string>(BALANCE).get(workspaceId, currency, code, cardUuid ?? '') ?? '0');
 }
 
 /** Creates the zero wallet accounts of a currency, so the wallet lists it before any money moves. */

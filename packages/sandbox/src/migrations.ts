@@ -1,15 +1,14 @@
-import type Database from 'better-sqlite3';
+import type { Migration } from './store/index.js';
 
 /**
- * Versioned schema. Each migration runs once, in its own transaction, and bumps
- * `PRAGMA user_version`; a database file written by an older sandbox is brought forward on
- * open. Append new migrations; never edit an applied one.
+ * Versioned schema, in SQLite's dialect. The store runs each migration once, in its own transaction, and records
+ * its version (`PRAGMA user_version`); a database file written by an older sandbox is brought forward on open. Append new migrations; never edit an applied one.
  *
  * Money columns are TEXT decimal strings with 2 decimals (never REAL), timestamps are
  * ISO 8601 UTC TEXT, and due times of scheduled work are INTEGER epoch milliseconds so that
  * the scheduler can compare them cheaply.
  */
-export const migrations: readonly { version: number; name: string; sql: string }[] = [
+export const migrations: readonly Migration[] = [
   {
     version: 1,
     name: 'core schema',
@@ -374,16 +373,3 @@ ALTER TABLE card_products ADD COLUMN issue_fee_mode TEXT NOT NULL DEFAULT 'on_to
 `,
   },
 ];
-
-/** Applies every migration newer than the database's `user_version`. */
-export function migrate(db: Database.Database): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  for (const m of migrations) {
-    if (m.version <= current) continue;
-    db.transaction(() => {
-      db.exec(m.sql);
-      // PRAGMA does not take bound parameters; the version is our own integer constant.
-      db.pragma(`user_version = ${m.version}`);
-    }).immediate();
-  }
-}

@@ -1,6 +1,6 @@
 import { timeOrderedUuid } from './ids.js';
 import { referenceCached, type Context } from './context.js';
-import type { Database } from './db.js';
+import type { Statement } from './store/index.js';
 import { FieldErrors, SandboxError } from './errors.js';
 import { cardBase, recordEvent } from './events.js';
 import { accountBalance, post } from './ledger.js';
@@ -86,16 +86,16 @@ export function toOrder(row: OrderRow): Order {
  * spells every `*_id`: an integer, the card's numeric id (`card_id` of `card.issued.secrets`).
  */
 export function toAcceptedOrder(ctx: Context, row: OrderRow): AcceptedOrder {
-  const cardId = row.card_uuid === null ? undefined : ctx.db.prepare<[string], number>(CARD_ID_BY_UUID).pluck(true).get(row.card_uuid);
+  const cardId = row.card_uuid === null ? undefined : ctx.db.pluck<[string], number>(CARD_ID_BY_UUID).get(row.card_uuid);
   return { ...toOrder(row), related_card_uuid: row.card_uuid, related_card_id: cardId ?? null };
 }
 
-/** A card's numeric id (its own SQL text: the statement is switched to pluck mode). */
+/** A card's numeric id. */
 const CARD_ID_BY_UUID = 'SELECT id AS card_id FROM cards WHERE uuid = ?';
 
 /*
- * Orders and cards are read in raw mode and turned into objects here, one literal each: better-sqlite3 builds an
- * object row through one V8 API call per column, several times slower than an array for rows this wide, and these
+ * Orders and cards are read as arrays and turned into objects here, one literal each: the driver builds an object
+ * row several times slower than an array for rows this wide (see CARD_DETAIL_COLUMNS in cards.ts), and these
  * two reads run in every order step and every simulated card event. The column lists name exactly the fields of
  * `OrderRow` and `CardRow`, in the order of the builders (a test reads each both ways and compares).
  */
@@ -160,12 +160,9 @@ function cardFromRaw(r: Raw): CardRow {
   };
 }
 
-/**
- * A raw-mode statement of its own: the SQL text is used nowhere else, so switching the cached statement to raw
- * mode changes no other caller (see `cacheStatements` in db.ts).
- */
-function rawRead(ctx: Context, sql: string): Database.Statement<unknown[], Raw> {
-  return ctx.db.prepare<unknown[], Raw>(sql).raw(true);
+/** A statement whose rows are arrays in column order. */
+function rawRead(ctx: Context, sql: string): Statement<unknown[], Raw> {
+  return ctx.db.arrays<unknown[], Raw>(sql);
 }
 
 const ORDER_BY_UUID = `SELECT ${ORDER_COLUMNS} FROM orders WHERE uuid = ?`;
@@ -251,13 +248,13 @@ export function insertOrder(
     completed_at: null,
     failed_at: null,
   };
-  const { lastInsertRowid } = ctx.db
-    .prepare(
+  const inserted = ctx.db
+    .prepare<unknown[], { id: number }>(
       `INSERT INTO orders (uuid, workspace_id, type, status, card_uuid, held_amount, credit_amount, fee_amount, currency, reason, status_before, forced_failure_reason, next_step_at_ms, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
     )
-    .run(row.uuid, row.workspace_id, row.type, row.status, row.card_uuid, row.held_amount, row.credit_amount, row.fee_amount, row.currency, row.reason, row.status_before, row.forced_failure_reason, row.next_step_at_ms, row.created_at, row.updated_at);
-  return { id: Number(lastInsertRowid), ...row };
+    .get(row.uuid, row.workspace_id, row.type, row.status, row.card_uuid, row.held_amount, row.credit_amount, row.fee_amount, row.currency, row.reason, row.status_before, row.forced_failure_reason, row.next_step_at_ms, row.created_at, row.updated_at);
+  return { id: inserted!.id, ...row };
 }
 
 /** Orders of a card that have not reached `completed` or `failed`. */
@@ -534,11 +531,10 @@ function startProcessing(ctx: Context, due: readonly { id: number; status: Order
   const pending = due.filter((order) => order.status === 'pending').map((order) => order.id);
   if (pending.length === 0) return new Set();
   const advanced = ctx.db
-    .prepare<[number, string, string, number], number>(
+    .pluck<[number, string, string, number], number>(
       `UPDATE orders SET status = 'processing', next_step_at_ms = ?, updated_at = ?
        WHERE id IN (SELECT value FROM json_each(?)) AND status = 'pending' AND next_step_at_ms <= ? RETURNING id`,
     )
-    .pluck()
     .all(ctx.nowMs() + ctx.options.orderLatencyMs, ctx.nowIso(), JSON.stringify(pending), ctx.nowMs());
   return new Set(advanced);
 }

@@ -13,8 +13,8 @@ describe('file database', () => {
 
   it('uses WAL and records the schema version', () => {
     const sandbox = createSandbox({ db: join(dir, 'wal.db'), clock: createManualClock() });
-    expect(sandbox.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(sandbox.db.pragma('user_version', { simple: true })).toBe(migrations.at(-1)!.version);
+    expect(sandbox.db.pluck('PRAGMA journal_mode').get()).toBe('wal');
+    expect(sandbox.db.pluck('PRAGMA user_version').get()).toBe(migrations.at(-1)!.version);
     sandbox.close();
     // Reopening applies nothing twice (the seed migration would violate the products' primary key).
     const again = createSandbox({ db: join(dir, 'wal.db'), clock: createManualClock() });

@@ -7,30 +7,27 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createManualClock } from './clock.js';
+import { migrations } from './migrations.js';
 import { createSandbox } from './sandbox.js';
+import { openStore, type Store } from './store/index.js';
 import { catchError, issueBody, setup } from './test-support.js';
 
 const IP = '127.0.0.1';
 
-/** SQL texts of the statements `fn` runs (better-sqlite3's Statement methods, spied for the call). */
-function statementsOf(db: Database.Database, fn: () => void): string[] {
-  const proto = Object.getPrototypeOf(db.prepare('SELECT 1')) as Record<'run' | 'get' | 'all', (...args: unknown[]) => unknown>;
-  const originals = { run: proto.run, get: proto.get, all: proto.all };
+/** SQL texts of the statements `fn` prepares through the store (the sandbox prepares at the point of use). */
+function statementsOf(db: Store, fn: () => void): string[] {
   const seen: string[] = [];
-  for (const method of ['run', 'get', 'all'] as const) {
-    const original = originals[method];
-    proto[method] = function (this: { source: string }, ...args: unknown[]) {
-      seen.push(this.source);
-      return original.apply(this, args);
-    };
+  const spied = ['prepare', 'arrays', 'pluck'] as const;
+  for (const method of spied) {
+    const original = (db[method] as (sql: string) => unknown).bind(db);
+    Object.defineProperty(db, method, { configurable: true, value: (sql: string) => (seen.push(sql), original(sql)) });
   }
   try {
     fn();
   } finally {
-    Object.assign(proto, originals);
+    for (const method of spied) delete (db as unknown as Record<string, unknown>)[method];
   }
   return seen;
 }
@@ -85,21 +82,21 @@ describe('reference cache', () => {
     const { sandbox, ws, token } = setup();
     sandbox.auth.authenticate(token, IP);
     expect(() =>
-      sandbox.db.transaction(() => {
+      sandbox.db.transaction('write', () => {
         sandbox.db.prepare(`UPDATE workspaces SET status = 'frozen' WHERE id = ?`).run(ws);
         sandbox.db.prepare(`UPDATE card_products SET min_initial_topup_amount = '500.00' WHERE id = 1`).run();
         // Inside the transaction its own changes are seen...
         expect(catchError(() => sandbox.auth.authenticate(token, IP)).status).toBe(403);
         expect(catchError(() => sandbox.cards.create(ws, issueBody(), 'inside')).status).toBe(422);
         throw new Error('roll back');
-      })(),
+      }),
     ).toThrow('roll back');
-    // ...and after the rollback none of them is: in a later transaction opened on the database directly (where the
-    // sandbox cannot tell that the first one ended)...
-    sandbox.db.transaction(() => {
+    // ...and after the rollback none of them is: in a later transaction opened on the store directly (where the
+    // context cannot tell that the first one ended)...
+    sandbox.db.transaction('read', () => {
       expect(sandbox.auth.authenticate(token, IP).workspace.status).toBe('active');
-      expect(sandbox.db.prepare('SELECT min_initial_topup_amount AS min FROM card_products WHERE id = 1').get()).toEqual({ min: '10.00' });
-    })();
+      expect(sandbox.db.pluck('SELECT min_initial_topup_amount FROM card_products WHERE id = 1').get()).toBe('10.00');
+    });
     // ...and outside any.
     expect(sandbox.auth.authenticate(token, IP).workspace.status).toBe('active');
     expect(sandbox.cards.create(ws, issueBody(), 'after-rollback').status).toBe('pending');
@@ -122,7 +119,8 @@ describe('reference cache on a file database', () => {
     expect(sandbox.auth.authenticate(seeded.token, IP).workspace.id).toBe(seeded.workspace.id);
     sandbox.cards.create(seeded.workspace.id, issueBody(), 'warm');
 
-    const other = new Database(file);
+    // A second connection to the file, as a second process would have.
+    const other = openStore(file, migrations);
     open.push(other);
     other.prepare(`UPDATE api_tokens SET revoked_at = '2026-03-01T12:00:00.000Z' WHERE id = ?`).run(seeded.tokenId);
     other.prepare(`UPDATE card_products SET min_initial_topup_amount = '500.00' WHERE id = 1`).run();

@@ -4,7 +4,8 @@ import { createCardsService, type CardsService } from './cards.js';
 import { createCatalogueService, setIssueFeeMode, type CatalogueService, type IssueFeeMode, type ProductSettings } from './catalogue.js';
 import { createSystemClock, type Clock } from './clock.js';
 import { createContext, type Context, type ResolvedOptions } from './context.js';
-import { openDatabase, type Database } from './db.js';
+import { openStore, type Store } from './store/index.js';
+import { migrations } from './migrations.js';
 import { SandboxError } from './errors.js';
 import { createEventsService, type EventsService } from './events.js';
 import { auditLedger, createLedgerService, createWalletService, type LedgerService, type WalletService } from './ledger.js';
@@ -93,7 +94,7 @@ export interface SeededWorkspace {
   tokenId: number;
 }
 
-/** A running sandbox. Every service is synchronous (better-sqlite3); every write is one transaction. */
+/** A running sandbox. Every service is synchronous (the storage seam is, see store/store.ts); every write is one transaction. */
 export interface Sandbox {
   readonly auth: AuthService;
   readonly admin: SandboxAdmin;
@@ -114,7 +115,7 @@ export interface Sandbox {
   readonly risk: RiskService;
   readonly clock: Clock;
   /** The raw database, for inspection by tests and tools; writing to it bypasses every invariant. */
-  readonly db: Database.Database;
+  readonly db: Store;
   /**
    * Moves the clock forward by `ms`, running every piece of work that falls due on the way at
    * its due time (so a close stage 2 scheduled after a completion inside the span also runs).
@@ -204,7 +205,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     maxInFlightPerEndpoint: positiveInt('webhookMaxInFlightPerEndpoint', options.webhookMaxInFlightPerEndpoint ?? DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT),
     maxInFlight: positiveInt('webhookMaxInFlight', options.webhookMaxInFlight ?? DEFAULT_MAX_IN_FLIGHT),
   };
-  const db = openDatabase(options.db ?? ':memory:');
+  const db = openStore(options.db ?? ':memory:', migrations);
   // The default clock's offset (how far `advance` moved it) lives in the database, so that a restart on the same
   // file resumes at the sandbox time it left, and what fell due meanwhile runs at once. An injected clock is the
   // caller's: nothing is stored for it.
@@ -415,13 +416,13 @@ function nonNegativeInt(name: string, value: number): number {
 
 const CLOCK_OFFSET_KEY = 'clock_offset_ms';
 
-function readClockOffset(db: Database.Database): number {
+function readClockOffset(db: Store): number {
   const row = db.prepare<[string], { value: string }>('SELECT value FROM sandbox_state WHERE key = ?').get(CLOCK_OFFSET_KEY);
   const offset = row === undefined ? 0 : Number(row.value);
   return Number.isFinite(offset) && offset > 0 ? offset : 0;
 }
 
-function writeClockOffset(db: Database.Database, offsetMs: number): void {
+function writeClockOffset(db: Store, offsetMs: number): void {
   if (!db.open) return;
   db.prepare('INSERT INTO sandbox_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(CLOCK_OFFSET_KEY, String(offsetMs));
 }

@@ -73,7 +73,7 @@ describe('scheduler slices', () => {
     sandbox.runDue();
     expect(orders.map((o) => status(o.uuid))).toEqual(['completed', 'completed', 'completed']);
     expect(sandbox.admin.audit()).toEqual([]);
-    const captures = sandbox.db.prepare("SELECT COUNT(*) FROM ledger_entries WHERE reason_code = 'held_capture'").pluck().get();
+    const captures = sandbox.db.pluck("SELECT COUNT(*) FROM ledger_entries WHERE reason_code = 'held_capture'").get();
     expect(captures).toBe(6);
     sandbox.close();
   });

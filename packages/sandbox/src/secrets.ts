@@ -5,8 +5,8 @@ import type { CardSecrets } from './types.js';
 /**
  * The only way out for PAN, CVV and expiry: the later webhook issue encrypts them into
  * `card.issued.secrets`. No REST-facing service reads the `card_secrets` table, and a card's row lives only
- * from issuance until that event is encrypted (or known not to be sent): then it is deleted, with SQLite's
- * `secure_delete` on so that the freed pages are zeroed instead of keeping the digits in the file.
+ * from issuance until that event is encrypted (or known not to be sent): then it is deleted, and the store
+ * zeroes freed pages (SQLite's `secure_delete`) instead of keeping the digits in the file.
  */
 export interface SecretsService {
   /**
@@ -17,8 +17,6 @@ export interface SecretsService {
 }
 
 export function createSecretsService(ctx: Context): SecretsService {
-  // Deleted rows are overwritten with zeros, so a purged PAN does not linger in free pages of the file.
-  ctx.db.pragma('secure_delete = ON');
   return {
     forCard(cardUuid) {
       const row = ctx.db.prepare<[string], CardSecrets>('SELECT pan, cvv, expiry_month, expiry_year FROM card_secrets WHERE card_uuid = ?').get(String(cardUuid).toLowerCase());

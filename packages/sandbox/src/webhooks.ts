@@ -248,11 +248,9 @@ export function createWebhooksService(ctx: Context): WebhooksService {
         requireWorkspace(ctx, workspaceId);
         const now = ctx.nowIso();
         const secret = mintSecret();
-        const id = Number(
-          ctx.db
-            .prepare(`INSERT INTO webhook_endpoints (workspace_id, url, events, secret, status, description, created_at, updated_at) VALUES (?, ?, ?, ?, 'active', ?, ?, ?)`)
-            .run(workspaceId, url!, events, secret, raw.description ?? null, now, now).lastInsertRowid,
-        );
+        const id = ctx.db
+          .pluck<unknown[], number>(`INSERT INTO webhook_endpoints (workspace_id, url, events, secret, status, description, created_at, updated_at) VALUES (?, ?, ?, ?, 'active', ?, ?, ?) RETURNING id`)
+          .get(workspaceId, url!, events, secret, raw.description ?? null, now, now)!;
         return { ...toEndpoint(owned(workspaceId, id)), secret };
       });
     },

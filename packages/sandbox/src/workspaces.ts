@@ -109,11 +109,9 @@ export function createWorkspaceAdmin(ctx: Context): WorkspaceAdmin {
           throw new SandboxError(422, 'validation.failed', `The slug ${slug} is taken.`, { slug: ['is already taken'] });
         }
         const now = ctx.nowIso();
-        const id = Number(
-          ctx.db
-            .prepare('INSERT INTO workspaces (slug, name, base_currency, status, holder_first_name, holder_last_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-            .run(slug, input.name.trim(), currency, status, holderFirst, holderLast, now, now).lastInsertRowid,
-        );
+        const id = ctx.db
+          .pluck<unknown[], number>('INSERT INTO workspaces (slug, name, base_currency, status, holder_first_name, holder_last_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id')
+          .get(slug, input.name.trim(), currency, status, holderFirst, holderLast, now, now)!;
         for (const code of new Set(input.subscriptions ?? [DEVELOPER_PRODUCT])) ctx.db.prepare('INSERT INTO workspace_subscriptions (workspace_id, product_code) VALUES (?, ?)').run(id, code);
         openWallet(ctx, id, currency);
         return loadWorkspace(ctx, id)!;
@@ -159,11 +157,9 @@ export function createWorkspaceAdmin(ctx: Context): WorkspaceAdmin {
         const token = mintTokenValue(prefix);
         const now = ctx.nowIso();
         const expiresAt = lifetime === null ? null : new Date(ctx.nowMs() + lifetime * 1000).toISOString();
-        const id = Number(
-          ctx.db
-            .prepare('INSERT INTO api_tokens (workspace_id, name, prefix, token_hash, abilities, ip_allowlist, rate_limit_per_minute, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-            .run(workspaceId, input.name.trim(), prefix, hashToken(token), JSON.stringify(abilities), JSON.stringify(ipAllowlist), limit, expiresAt, now).lastInsertRowid,
-        );
+        const id = ctx.db
+          .pluck<unknown[], number>('INSERT INTO api_tokens (workspace_id, name, prefix, token_hash, abilities, ip_allowlist, rate_limit_per_minute, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id')
+          .get(workspaceId, input.name.trim(), prefix, hashToken(token), JSON.stringify(abilities), JSON.stringify(ipAllowlist), limit, expiresAt, now)!;
         return { id, token, name: input.name.trim(), abilities, ipAllowlist, rateLimitPerMinute: limit, expires_at: expiresAt, created_at: now };
       });
     },

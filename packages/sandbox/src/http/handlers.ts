@@ -6,7 +6,7 @@
  */
 import { ApiError, type CardApiHandlers } from '@card-api/server';
 import type { FastifyRequest } from 'fastify';
-import { MEMORY_DATABASE_LIMIT_BYTES } from '../db.js';
+import { isStorageFull, MEMORY_DATABASE_LIMIT_BYTES } from '../store/index.js';
 import { SandboxError } from '../errors.js';
 import type { Sandbox } from '../sandbox.js';
 import type { CreateCardBody, ReasonBody, TopupBody } from '../types.js';
@@ -23,7 +23,7 @@ export interface SandboxHandlerOptions {
   origin?: string;
 }
 
-/** The 503 message of a write refused because the database cannot grow (see `openMemoryDatabase` in db.ts). */
+/** The 503 message of a write refused because the database cannot grow (see `openSqliteStore` in store/sqlite.ts). */
 export const DATABASE_FULL = `The sandbox database is full and the request changed nothing: an in-memory sandbox holds at most ${MEMORY_DATABASE_LIMIT_BYTES / 1024 ** 3} GiB (start it with --db <file> to keep more), and a file database needs free disk space.`;
 
 /** Runs a domain call, turning its `SandboxError` into the plugin's `ApiError` (same status, code, message, fields). */
@@ -55,7 +55,7 @@ function sharedEnvelope<T extends object>(value: Readonly<T>): Readonly<{ data: 
 export function toApiError(error: unknown): unknown {
   if (error instanceof SandboxError) return new ApiError(error.status, error.code, error.message, error.fieldErrors);
   // Nothing was written (the transaction rolled back); the caller can only make room, so it is told how.
-  if ((error as { code?: unknown } | null)?.code === 'SQLITE_FULL') return new ApiError(503, 'api.internal_error', DATABASE_FULL);
+  if (isStorageFull(error)) return new ApiError(503, 'api.internal_error', DATABASE_FULL);
   return error;
 }
 
