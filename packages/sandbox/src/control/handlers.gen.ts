@@ -35,7 +35,7 @@ export interface SandboxControlHandlers<Auth extends AuthResult = AuthResult> {
    */
   createLedgerAdjustment: OperationHandler<operations['createLedgerAdjustment'], 201, Auth>;
   /**
-   * `POST /sandbox/ledger-reversals`: Reverse a ledger group (admin only).
+   * `POST /sandbox/ledger-groups/{txn_group_id}/reversal`: Reverse a ledger group (admin only).
    *
    * Ability: any valid token. Success: 201. Documented errors: 401, 404, 409, 422.
    */

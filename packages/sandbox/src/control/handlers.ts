@@ -241,7 +241,7 @@ export function controlHandlers(sandbox: Sandbox): SandboxControlHandlers<Contro
 
     createLedgerAdjustment: ({ auth, body }) => ({ status: 201, body: { data: { txn_group_id: domain(() => sandbox.admin.adjust(ws(auth), body)) } } }),
 
-    createLedgerReversal: ({ auth, body }) => ({ status: 201, body: { data: { txn_group_id: domain(() => sandbox.admin.reverse(ws(auth), body.txn_group_id, body.description)) } } }),
+    createLedgerReversal: ({ auth, params, body }) => ({ status: 201, body: { data: { txn_group_id: domain(() => sandbox.admin.reverse(ws(auth), params.txn_group_id, body?.description)) } } }),
 
     updateWallet: ({ auth, body }) =>
       domain(() => {

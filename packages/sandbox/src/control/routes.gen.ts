@@ -783,23 +783,24 @@ export const routes: readonly RouteDefinition[] = [
   {
     operationId: 'createLedgerReversal',
     method: 'POST',
-    path: '/sandbox/ledger-reversals',
-    url: '/sandbox/ledger-reversals',
+    path: '/sandbox/ledger-groups/{txn_group_id}/reversal',
+    url: '/sandbox/ledger-groups/:txn_group_id/reversal',
     abilities: [[]],
     idempotencyHeader: null,
     successStatus: 201,
     async: false,
     commaSeparatedQuery: [],
-    bodyRequired: true,
+    bodyRequired: false,
     schema: {
+      params: {
+        type: 'object',
+        properties: { txn_group_id: { type: 'string', format: 'uuid' } },
+        required: ['txn_group_id'],
+      },
       body: {
         type: 'object',
         additionalProperties: false,
-        required: ['txn_group_id'],
-        properties: {
-          txn_group_id: { type: 'string', format: 'uuid' },
-          description: { type: 'string', maxLength: 255 },
-        },
+        properties: { description: { type: 'string', maxLength: 255 } },
       },
       response: {
         201: { $ref: 'sandbox-control.json#/$defs/LedgerGroupResponse' },

@@ -259,18 +259,21 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/sandbox/ledger-reversals": {
+    "/sandbox/ledger-groups/{txn_group_id}/reversal": {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /** @description The `txn_group_id` of the rows to reverse, as `GET /transactions` lists it. */
+                txn_group_id: string;
+            };
             cookie?: never;
         };
         get?: never;
         put?: never;
         /**
          * Reverse a ledger group (admin only)
-         * @description An admin's correction (D50): one `reversal` group mirroring every row of `txn_group_id` (same accounts, opposite directions), so every balance it moved is back where it was; `reference_type` `LedgerGroup` and `reference_uuid` name the reversed group. A group is reversed once, and a reversal is not reversed (409).
+         * @description An admin's correction (D50): one `reversal` group mirroring every row of the group (same accounts, opposite directions), so every balance it moved is back where it was; `reference_type` `LedgerGroup` and `reference_uuid` name the reversed group. A group is reversed once, and a reversal is not reversed (409).
          */
         post: operations["createLedgerReversal"];
         delete?: never;
@@ -1819,20 +1822,21 @@ export interface operations {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /** @description The `txn_group_id` of the rows to reverse, as `GET /transactions` lists it. */
+                txn_group_id: string;
+            };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
-                 *       "txn_group_id": "0193f1a2-7c4e-7b3a-9d10-4f5e6a7b8c9d"
+                 *       "description": "Adjustment posted twice"
                  *     }
                  */
                 "application/json": {
                     description?: string;
-                    /** Format: uuid */
-                    txn_group_id: string;
                 };
             };
         };
