@@ -368,7 +368,8 @@ function completeOrder(ctx: Context, order: OrderRow): void {
   }
 }
 
-function failOrder(ctx: Context, order: OrderRow, reason: OrderFailureReason): void {
+/** Fails an order; `viaAdmin`: the admin queue did it (D42), so its hold goes back as `held_release_admin`. */
+function failOrder(ctx: Context, order: OrderRow, reason: OrderFailureReason, viaAdmin = reason === 'admin_refund_close'): void {
   const now = ctx.nowIso();
   const card = order.card_uuid === null ? undefined : loadCard(ctx, order.card_uuid);
   // Held funds go back before the failure is announced: "held funds are already back in the wallet" (3.1). An
@@ -376,7 +377,7 @@ function failOrder(ctx: Context, order: OrderRow, reason: OrderFailureReason): v
   post(ctx, {
     workspaceId: order.workspace_id,
     currency: order.currency,
-    reason: reason === 'admin_refund_close' ? 'held_release_admin' : 'held_release',
+    reason: viaAdmin ? 'held_release_admin' : 'held_release',
     description: `Hold released: ${order.type} order failed (${reason})`,
     ...(card === undefined ? {} : { referenceType: 'Card', referenceUuid: card.uuid }),
     legs: [
@@ -449,21 +450,23 @@ function supplierAttempt(ctx: Context, order: OrderRow): void {
 }
 
 /** What an admin does with an order in `awaiting_platform` (D42). */
-export type AdminAction = 'retry' | 'refund_close';
+export type AdminAction = 'retry' | 'refund_close' | 'fail';
 
 /**
  * D42: the admin queue acts on an order waiting in `awaiting_platform`: `retry` sends it to the supplier again
  * (which now answers: the order completes after the latency), `refund_close` ends it `failed` with
- * `admin_refund_close` and releases its hold as `held_release_admin`. 409 `card.state_conflict` (the control API's one conflict code) for an order in
+ * `admin_refund_close`, `fail` ends it `failed` with the reason of its last supplier attempt (`supplier5xx`,
+ * `timeout`, `network`, `signature`); both release its hold through the admin queue, `held_release_admin`. 409 `card.state_conflict` (the control API's one conflict code) for an order in
  * any other status; 404 `order.not_found` for an order of another workspace.
  */
 export function resolveOrder(ctx: Context, workspaceId: number, uuid: string, action: AdminAction): Order {
-  if (action !== 'retry' && action !== 'refund_close') throw new SandboxError(422, 'validation.failed', 'The action is retry or refund_close.', { action: ['must be retry or refund_close'] });
+  if (action !== 'retry' && action !== 'refund_close' && action !== 'fail') throw new SandboxError(422, 'validation.failed', 'The action is retry, refund_close or fail.', { action: ['must be retry, refund_close or fail'] });
   return ctx.write(() => {
     const order = loadOrder(ctx, String(uuid).toLowerCase());
     if (order === undefined || order.workspace_id !== workspaceId) throw new SandboxError(404, 'order.not_found', `No order ${String(uuid)} in this workspace.`);
     if (order.status !== 'awaiting_platform') throw new SandboxError(409, 'card.state_conflict', `The order is ${order.status}; only an order awaiting the platform can be resolved by an admin.`);
-    if (action === 'refund_close') failOrder(ctx, order, 'admin_refund_close');
+    if (action === 'refund_close') failOrder(ctx, order, 'admin_refund_close', true);
+    else if (action === 'fail') failOrder(ctx, order, order.forced_failure_reason ?? 'supplier5xx', true);
     else {
       ctx.db
         .prepare(`UPDATE orders SET status = 'processing', forced_failure_reason = NULL, forced_failure_attempts = NULL, next_step_at_ms = ?, updated_at = ? WHERE id = ?`)

@@ -1346,7 +1346,7 @@ export const routes: readonly RouteDefinition[] = [
         type: 'object',
         additionalProperties: false,
         required: ['action'],
-        properties: { action: { type: 'string', enum: ['retry', 'refund_close'] } },
+        properties: { action: { type: 'string', enum: ['retry', 'refund_close', 'fail'] } },
       },
       response: {
         200: {

@@ -296,7 +296,7 @@ export interface paths {
         put?: never;
         /**
          * Act on an order awaiting the platform (the admin queue)
-         * @description The platform's admin queue on an order in `awaiting_platform` (D42): `retry` sends it to the supplier again, which now answers (the order goes back to `processing` and completes after the latency); `refund_close` ends it `failed` with `admin_refund_close`, releases its hold through the admin queue (`held_release_admin`) and pushes `order.failed`. 409 for an order in any other status.
+         * @description The platform's admin queue on an order in `awaiting_platform` (D42): `retry` sends it to the supplier again, which now answers (the order goes back to `processing` and completes after the latency); `refund_close` ends it `failed` with `admin_refund_close`; `fail` ends it `failed` with the reason of its last supplier attempt (`supplier5xx`, `timeout`, `network` or `signature`). Both release its hold through the admin queue (`held_release_admin`) and push `order.failed`. 409 for an order in any other status.
          */
         post: operations["resolveOrder"];
         delete?: never;
@@ -1875,7 +1875,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @enum {string} */
-                    action: "retry" | "refund_close";
+                    action: "retry" | "refund_close" | "fail";
                 };
             };
         };
