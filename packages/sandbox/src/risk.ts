@@ -12,7 +12,7 @@ export interface RiskFreezeInput {
   origin: Exclude<ActionOrigin, 'workspace'>;
   /** At most 500 characters. */
   reason?: string | null;
-  /** D52: the ruling is final: the card's `appeal_terminated` becomes true. */
+  /** D51: the ruling is final: the card's `appeal_terminated` becomes true. */
   appeal_terminated?: boolean;
 }
 

@@ -887,11 +887,11 @@ export interface components {
             lifetime_refund_amount: components["schemas"]["DecimalString"];
             lifetime_spend_amount: components["schemas"]["DecimalString"];
             lifetime_topup_amount: components["schemas"]["DecimalString"];
-            /** @description Capability: whether the supplier reports this card's balance. */
+            /** @description Whether the card's balance can be queried now: its product allows it and the card is issued and not closed (`active`, `frozen`, `pending_close`). */
             supports_balance_query: boolean;
-            /** @description Capability of the card (its product and issuer), not of its current status - whether this card can be frozen at all. Whether a freeze applies now follows from `status`. */
+            /** @description Whether the workspace can freeze the card now - its product and issuer allow it and the card is `active`. Clients show or hide the action by it. */
             supports_freeze: boolean;
-            /** @description Capability: whether this card can be unfrozen at all (not whether it is frozen now). */
+            /** @description Whether the workspace can unfreeze the card now: its product allows it and the card is `frozen` by the workspace (a freeze by platform risk or the issuer is theirs to lift, D27). */
             supports_unfreeze: boolean;
             /** Format: date-time */
             updated_at: string | null;
@@ -1227,7 +1227,10 @@ export interface components {
             available: components["schemas"]["DecimalString"];
             balance: components["schemas"]["DecimalString"];
             currency: components["schemas"]["CurrencyCode"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the platform froze this wallet; null when it is not frozen. Nothing leaves a frozen wallet.
+             */
             frozen_at: string | null;
             frozen_reason: string | null;
             held_balance: components["schemas"]["DecimalString"];
@@ -1522,7 +1525,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The ruling is final, no appeal is possible; the card's `appeal_terminated` becomes true (D52). Default false. */
+                    /** @description The ruling is final, no appeal is possible; the card's `appeal_terminated` becomes true (D51). Default false. */
                     appeal_terminated?: boolean;
                     /** @enum {string} */
                     origin: "platform_risk" | "issuer";
