@@ -28,7 +28,7 @@ type Op =
   | { op: 'settleWithdrawal'; outcome: 'completed' | 'canceled' | 'rejected' }
   | { op: 'subscribe'; price: string }
   | { op: 'adjust'; direction: 'credit' | 'debit'; amount: string }
-  | { op: 'reverse'; group: number }
+  | { op: 'ledgerReversal'; group: number }
   | { op: 'walletFreeze'; frozen: boolean }
   | { op: 'unmatched'; card: number; late: boolean; type: 'capture' | 'refund' | 'chargeback_opened'; amount: string }
   | { op: 'advance'; ms: number }
@@ -57,7 +57,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ op: fc.constant('settleWithdrawal' as const), outcome: fc.constantFrom('completed' as const, 'canceled' as const, 'rejected' as const) }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant('subscribe' as const), price: fc.constantFrom('49.00', '20000.00') }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant('adjust' as const), direction: fc.constantFrom('credit' as const, 'debit' as const), amount: spend }), weight: 1 },
-  { arbitrary: fc.record({ op: fc.constant('reverse' as const), group: fc.nat(10) }), weight: 1 },
+  { arbitrary: fc.record({ op: fc.constant('ledgerReversal' as const), group: fc.nat(10) }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant('walletFreeze' as const), frozen: fc.boolean() }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant('unmatched' as const), card: fc.nat(5), late: fc.boolean(), type: fc.constantFrom('capture' as const, 'refund' as const, 'chargeback_opened' as const), amount: spend }), weight: 4 },
   { arbitrary: fc.record({ op: fc.constant('unmatched' as const), card: fc.nat(5), late: fc.constant(true), type: fc.constant('capture' as const), amount: spend }), weight: 2 },
@@ -123,7 +123,7 @@ function apply(sandbox: Sandbox, ws: number, cards: string[], o: Op, purchases: 
       case 'adjust':
         sandbox.admin.adjust(ws, { direction: o.direction, amount: o.amount === '0.00' ? '0.01' : o.amount });
         break;
-      case 'reverse': {
+      case 'ledgerReversal': {
         // Groups whose reversal the other invariants allow: money in and out of the wallet only.
         const groups = sandbox.db
           .prepare(`SELECT DISTINCT txn_group_id FROM ledger_entries WHERE workspace_id = ? AND reason_code IN ('card_reconcile_adjustment', 'usdt_deposit', 'subscription_charge') ORDER BY id`)
