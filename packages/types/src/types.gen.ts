@@ -1478,7 +1478,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The wallet's available balance cannot cover the hold (amount plus fees). */
+        /** @description The wallet's available balance cannot cover the hold (amount plus fees), or the wallet is frozen (D47). */
         InsufficientBalance: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3380,7 +3380,7 @@ export const ErrorCodeValues = [
   'api.not_found',
   /** 5xx - unexpected failure; retry later, a write with the same idempotency key */
   'api.internal_error',
-  /** 402 - the wallet cannot cover the hold */
+  /** 402 - the wallet cannot cover the hold, or it is frozen */
   'wallet.insufficient_balance',
   /** 404 - card uuid unknown */
   'card.not_found',

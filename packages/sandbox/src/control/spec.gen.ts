@@ -2404,7 +2404,7 @@ export const openapiYaml: string = [
   '        api.rate_limited: 429 - per-minute ceiling of the token or the IP exceeded',
   '        api.not_found: 404 - no such route, or the path without this method (`Allow` lists its methods)',
   '        api.internal_error: 5xx - unexpected failure; retry later, a write with the same idempotency key',
-  '        wallet.insufficient_balance: 402 - the wallet cannot cover the hold',
+  '        wallet.insufficient_balance: 402 - the wallet cannot cover the hold, or it is frozen',
   '        card.not_found: 404 - card uuid unknown',
   '        order.not_found: 404 - order uuid unknown',
   '        card.state_conflict: 409 - the card\'s state forbids the action',

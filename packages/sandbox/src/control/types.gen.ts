@@ -3006,7 +3006,7 @@ export const ErrorCodeValues = [
   'api.not_found',
   /** 5xx - unexpected failure; retry later, a write with the same idempotency key */
   'api.internal_error',
-  /** 402 - the wallet cannot cover the hold */
+  /** 402 - the wallet cannot cover the hold, or it is frozen */
   'wallet.insufficient_balance',
   /** 404 - card uuid unknown */
   'card.not_found',
