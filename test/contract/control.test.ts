@@ -308,6 +308,63 @@ describe('control API: simulations move the public API state', () => {
   });
 });
 
+describe('control API: the states the workspace does not drive (issue 33)', () => {
+  /** A fresh funded workspace, with a control client and a public client of its own. */
+  async function workspace(): Promise<{ control: SandboxControlClient; api: CardApiClient }> {
+    const created = await control.POST('/sandbox/workspaces', { body: { name: `states-${Math.random().toString(36).slice(2)}`, initial_deposit: '5000.00' } });
+    const token = created.data!.data.token.token;
+    return { control: createControlClient({ baseUrl: running.origin, token, fetch: recordingFetch() }), api: clientFor(running.baseUrl, token) };
+  }
+
+  it('retries a transient failure on the sandbox clock, then the admin queue refund-closes it (held_release_admin)', async () => {
+    const w = await workspace();
+    const card = await issueCard(w.api);
+    await w.control.POST('/sandbox/forced-failures', { body: { card_uuid: card, failure_reason: 'supplier5xx' } });
+    const topup = await w.api.cards.topup(card, { amount: '20.00' });
+    await w.control.POST('/sandbox/clock/advance', { body: { seconds: 1 } });
+    expect((await w.api.orders.get(topup.uuid)).status).toBe('processing');
+    await w.control.POST('/sandbox/clock/advance', { body: { seconds: 600 } });
+    expect((await w.api.orders.get(topup.uuid)).status).toBe('awaiting_platform');
+    const closed = await w.control.POST('/sandbox/orders/{uuid}/resolution', { params: { path: { uuid: topup.uuid } }, body: { action: 'refund_close' } });
+    expect(closed.data!.data).toMatchObject({ status: 'failed', failure_reason: 'admin_refund_close' });
+    const rows = await w.api.ledger.list({ reason: 'held_release_admin' });
+    expect(rows.data.map((r) => [r.direction, r.amount])).toEqual(expect.arrayContaining([['credit', topup.held_amount], ['debit', topup.held_amount]]));
+    const again = await w.control.POST('/sandbox/orders/{uuid}/resolution', { params: { path: { uuid: topup.uuid } }, body: { action: 'retry' } });
+    expect(again.response.status).toBe(409);
+  });
+
+  it('withdraws, subscribes, adjusts, reverses and freezes the wallet, and the public API shows each', async () => {
+    const w = await workspace();
+    const held = await w.control.POST('/sandbox/withdrawals', { body: { amount: '100.00', fee: '1.00' } });
+    expect((await w.api.wallet.get()).wallets[0]).toMatchObject({ held_balance: '101.00', available: '4899.00' });
+    await w.control.PATCH('/sandbox/withdrawals/{uuid}', { params: { path: { uuid: held.data!.data.uuid } }, body: { status: 'completed' } });
+    const products = async () => (await w.api.cardProducts.list()).find((p) => p.required_subscription_product_code === 'ads_pro')!;
+    expect((await products()).available).toBe(false);
+    await w.control.POST('/sandbox/subscriptions', { body: { product_code: 'ads_pro', price: '49.00' } });
+    expect((await products()).available).toBe(true);
+    const adjustment = await w.control.POST('/sandbox/ledger-adjustments', { body: { direction: 'credit', amount: '3.20' } });
+    const group = adjustment.data!.data.txn_group_id;
+    await w.control.POST('/sandbox/ledger-groups/{txn_group_id}/reversal', { params: { path: { txn_group_id: group } } });
+    const frozen = await w.control.PATCH('/sandbox/wallet', { body: { frozen: true, reason: 'Compliance review' } });
+    expect(frozen.data!.data.wallets[0]).toMatchObject({ frozen_reason: 'Compliance review', available: '4850.00', balance: '4850.00', held_balance: '0.00' });
+    await expect(w.api.cards.create(issueBody())).rejects.toMatchObject({ status: 402 });
+    await w.control.PATCH('/sandbox/wallet', { body: { frozen: false } });
+    expect((await w.api.wallet.get()).wallets[0]).toMatchObject({ frozen_at: null, frozen_reason: null });
+  });
+
+  it('issues a staff card, and posts rows whose purchase is not in the feed', async () => {
+    const w = await workspace();
+    const accepted = await w.control.POST('/sandbox/staff-cards', { body: { card_product_id: 1, initial_topup_amount: '50.00', cardholder_first_name: 'Katherine', cardholder_last_name: 'Johnson' } });
+    expect(accepted.response.status).toBe(202);
+    const done = await w.api.orders.wait(accepted.data!.data.uuid, FAST_WAIT);
+    const card = done.related_card_uuid!;
+    expect((await w.api.cards.get(card)).cardholder_type).toBe('staff');
+    const refund = await w.control.POST('/sandbox/cards/{uuid}/unmatched-transactions', { params: { path: { uuid: card } }, body: { type: 'refund', amount: '4.00' } });
+    expect(refund.data!.data).toMatchObject({ type: 'refund', status: 'posted' });
+    expect((await w.api.cards.listConsumptionBills(card)).data[0]).toMatchObject({ kind: 'refund', status: 'refunded' });
+  });
+});
+
 describe('control API: webhooks and time', () => {
   let receiver: Server;
   let hookUrl: string;

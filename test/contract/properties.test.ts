@@ -140,7 +140,7 @@ async function apply(op: Op, client: CardApiClient, workspaceId: number, cards: 
   try {
     switch (op.kind) {
       case 'issue': {
-        if (op.fail) sandbox.admin.failNextOrder('next-issue', 'supplier5xx');
+        if (op.fail) sandbox.admin.failNextOrder('next-issue', 'preempted_by_risk');
         const order = await client.cards.create(issueBody({ initial_topup_amount: op.amount }));
         // D29: the 202 does not name the new card; the sandbox lists it from the start (newest first).
         const issued = sandbox.cards.list(workspaceId, { per_page: 1 }).data[0];

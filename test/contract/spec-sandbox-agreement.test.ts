@@ -171,6 +171,23 @@ describe('every request example of the spec succeeds against a fresh sandbox (is
     applyRiskPenalty: async (w) => ({ uuid: await w.activeCard() }),
     advanceClock: async () => ({}),
     updateCardProduct: async () => ({ id: '2' }),
+    resolveOrder: async (w) => {
+      // An order awaiting the platform: a top-up whose supplier keeps timing out, past its retries (D42).
+      const uuid = await w.activeCard();
+      expect((await w.control('POST', '/sandbox/forced-failures', { card_uuid: uuid, failure_reason: 'timeout' })).status).toBe(201);
+      const order = await w.client.cards.topup(uuid, { amount: '20.00' });
+      expect((await w.control('POST', '/sandbox/clock/advance', { seconds: 600 })).status).toBe(200);
+      expect((await w.client.orders.get(order.uuid)).status).toBe('awaiting_platform');
+      return { uuid: order.uuid };
+    },
+    createStaffCard: async () => ({}),
+    createWithdrawal: async () => ({}),
+    updateWithdrawal: async (w) => ({ uuid: (await w.control('POST', '/sandbox/withdrawals', { amount: '10.00' })).body.data.uuid as string }),
+    createSubscription: async () => ({}),
+    createLedgerAdjustment: async () => ({}),
+    createLedgerReversal: async (w) => ({ txn_group_id: (await w.control('POST', '/sandbox/ledger-adjustments', { direction: 'credit', amount: '1.00' })).body.data.txn_group_id as string }),
+    updateWallet: async () => ({}),
+    simulateUnmatched: async (w) => ({ uuid: await w.activeCard() }),
   };
 
   it('finds request examples in both documents', () => {

@@ -446,14 +446,14 @@ describe.each(MODES)('card lifecycle end to end (contract section 1, steps 1-9),
     const fee = Decimal.parse(product.fees.topup_fixed).add(Decimal.parse(amount).mul(Decimal.parse(product.fees.topup_percent))).toFixed(2);
     const held = dsum(amount, fee);
 
-    await ok(control.POST('/sandbox/forced-failures', { body: { card_uuid: cardUuid, failure_reason: 'supplier5xx' } }));
+    await ok(control.POST('/sandbox/forced-failures', { body: { card_uuid: cardUuid, failure_reason: 'business4xx' } }));
     const failing = await client.cards.topup(cardUuid, { amount }, { idempotencyKey: 'e2e-topup-0001' });
     expect(failing).toMatchObject({ type: 'topup_card', held_amount: held });
     const error = await client.orders.wait(failing.uuid, { events: main.handler!.orderEvents(), intervalMs: 60_000, timeoutMs: 5_000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrderFailedError);
-    expect((error as OrderFailedError).failureReason).toBe('supplier5xx');
+    expect((error as OrderFailedError).failureReason).toBe('business4xx');
     const failed = await mainEvent('order.failed', (e) => e.data.order_uuid === failing.uuid);
-    expect(failed.data).toMatchObject({ type: 'topup_card', card_uuid: cardUuid, failure_reason: 'supplier5xx' });
+    expect(failed.data).toMatchObject({ type: 'topup_card', card_uuid: cardUuid, failure_reason: 'business4xx' });
     // Held funds are back; the card did not move; the same key answers the same failed order.
     expect(await wallet()).toMatchObject({ balance: walletBalance, held_balance: '0.00' });
     expect((await card()).card_balance).toBe('165.80');

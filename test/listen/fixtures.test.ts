@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveTarget, SandboxApi } from '../../packages/cli/src/sandbox-tools/api.js';
 import { loadDocs, type RequestInput } from '../../packages/cli/src/sandbox-tools/docs.js';
-import { bundledFixturesDir, fixtureProblems, parseReferences, resolveFixturePath, runFixture, substitute } from '../../packages/cli/src/sandbox-tools/fixtures.js';
+import { bundledFixtures, bundledFixturesDir, fixtureProblems, parseReferences, resolveFixturePath, runFixture, substitute } from '../../packages/cli/src/sandbox-tools/fixtures.js';
 import { tempDir } from '../helpers/spec.js';
 
 const docs = await loadDocs();
@@ -23,13 +23,17 @@ const issue = {
 const authorize = (over: Record<string, unknown> = {}) => ({ id: 'auth', call: 'simulateAuthorization', path: { uuid: '${issue.data.related_card_uuid}' }, body: { amount: '25.00' }, ...over });
 
 describe('fixture checks', () => {
-  it.each([
-    ['the bundled purchase-fx-refund', 'purchase-fx-refund', []],
-    ['the bundled chargeback', 'chargeback', []],
-  ])('%s fixture has no problem', (_name, fixture) => {
-    const file = resolveFixturePath(fixture as string);
+  it.each(bundledFixtures().map(({ name }) => [name]))('the bundled %s fixture has no problem, and a description whose first sentence --list prints', (fixture) => {
+    const file = resolveFixturePath(fixture);
     expect(path.dirname(file)).toBe(bundledFixturesDir());
     expect(fixtureProblems(JSON.parse(readFileSync(file, 'utf8')), docs)).toEqual([]);
+    expect(bundledFixtures().find((f) => f.name === fixture)!.summary.length).toBeGreaterThan(10);
+  });
+
+  it('ships a fixture per family of states (issue 33) beside the two purchase scenarios', () => {
+    expect(bundledFixtures().map((f) => f.name)).toEqual(
+      expect.arrayContaining(['after-close', 'bills', 'card-freezes', 'chargeback', 'declines', 'frozen-wallet', 'order-failures', 'order-retries', 'purchase-fx-refund', 'reconcile', 'staff-card', 'subscription', 'topup', 'wallet-money']),
+    );
   });
 
   it.each<[string, unknown, RegExp[]]>([

@@ -12,12 +12,28 @@ import { API_SPEC_FILE, CONTROL_SPEC_FILE, indexDocs, loadDocs } from '../../pac
 import { CliError } from '../../packages/cli/src/sandbox-tools/errors.js';
 import { compareDecimal, RECIPES, recipeCoverage } from '../../packages/cli/src/sandbox-tools/recipes.js';
 import { expandGlobs, suggest } from '../../packages/cli/src/sandbox-tools/suggest.js';
-import { recipeFor } from '../../packages/cli/src/sandbox-tools/trigger.js';
+import { recipeFor, runTrigger } from '../../packages/cli/src/sandbox-tools/trigger.js';
 import { ROOT, tempDir, writeSpecCopy } from '../helpers/spec.js';
 
 const docs = await loadDocs();
 const cleanups: Array<() => void> = [];
 afterAll(() => cleanups.forEach((c) => c()));
+
+describe('--origin: the causes of an event with several (issue 33)', () => {
+  const quiet = { out: () => {}, log: () => {} };
+  // An address nothing listens on: the refusals come before any call.
+  const target = { baseUrl: 'http://127.0.0.1:9/api/v1', token: 'sbx_sk_unused' };
+
+  it('offers the three actors of card.frozen, as the spec\'s ActionOrigin lists them (D9)', async () => {
+    const spec = (await import('yaml')).parse(readFileSync(path.join(ROOT, 'spec/openapi.yaml'), 'utf8')) as { components: { schemas: { ActionOrigin: { enum: string[] } } } };
+    expect(RECIPES['card.frozen']!.origins).toEqual(spec.components.schemas.ActionOrigin.enum);
+  });
+
+  it('refuses an origin the recipe does not know, and --origin on an event with one cause, before any call', async () => {
+    await expect(runTrigger({ event: 'card.frozen', origin: 'bank', ...target }, quiet)).rejects.toThrow(/--origin "bank" is not one of workspace, platform_risk, issuer/);
+    await expect(runTrigger({ event: 'card.closed', origin: 'issuer', ...target }, quiet)).rejects.toThrow(/--origin does not apply to card\.closed/);
+  });
+});
 
 describe('recipes cover the spec', () => {
   it('has a recipe for every webhook event of the spec and none for an event it lacks', () => {

@@ -78,7 +78,7 @@ describe('issue', () => {
       workspace_id: ws,
       pan_bin: '411111',
       supports_freeze: true,
-      supports_unfreeze: true,
+      supports_unfreeze: false,
       supports_balance_query: true,
     });
     expect(card.masked_pan).toBe(`411111******${card.pan_last4}`);
@@ -110,10 +110,10 @@ describe('issue', () => {
     const { sandbox, ws } = setup();
     const seen: string[] = [];
     sandbox.events.onEvent((e) => seen.push(e.event));
-    sandbox.admin.failNextOrder('next-issue', 'async_issue_failed');
+    sandbox.admin.failNextOrder('next-issue', 'not_found');
     const order = sandbox.cards.create(ws, issueBody());
     sandbox.advance(100);
-    expect(sandbox.orders.get(ws, order.uuid)).toMatchObject({ status: 'failed', failure_reason: 'async_issue_failed' });
+    expect(sandbox.orders.get(ws, order.uuid)).toMatchObject({ status: 'failed', failure_reason: 'not_found' });
     const failed = newestCard(sandbox, ws);
     // D29: the issue_failed card is named by its order, so no listed card is left without one.
     expect(sandbox.orders.get(ws, order.uuid).related_card_uuid).toBe(failed);
@@ -126,7 +126,7 @@ describe('issue', () => {
       'held_release credit wallet.available 105.00',
     ]);
     // D29: order.failed of an issue order names the card it was issuing.
-    expect(sandbox.events.since(0)[0]?.data).toEqual({ order_uuid: order.uuid, type: 'issue_card', card_uuid: failed, failure_reason: 'async_issue_failed', failed_at: '2026-03-01T12:00:00.100Z' });
+    expect(sandbox.events.since(0)[0]?.data).toEqual({ order_uuid: order.uuid, type: 'issue_card', card_uuid: failed, failure_reason: 'not_found', failed_at: '2026-03-01T12:00:00.100Z' });
     expect(seen).toEqual(['order.failed']);
     // The queued failure was consumed: the next issue succeeds.
     const next = sandbox.cards.create(ws, issueBody());
@@ -307,8 +307,8 @@ describe('freeze and unfreeze', () => {
     expect(freeze).toMatchObject({ type: 'freeze', status: 'pending', held_amount: '0.00', currency: 'USD' });
     expect(sandbox.cards.get(ws, card).status).toBe('active');
     sandbox.advance(100);
-    // D31: capabilities of the card, not of its status.
-    expect(sandbox.cards.get(ws, card)).toMatchObject({ status: 'frozen', supports_freeze: true, supports_unfreeze: true, supports_balance_query: true });
+    // D31: what the card allows now.
+    expect(sandbox.cards.get(ws, card)).toMatchObject({ status: 'frozen', supports_freeze: false, supports_unfreeze: true, supports_balance_query: true });
     sandbox.cards.unfreeze(ws, card, null);
     sandbox.advance(100);
     expect(sandbox.cards.get(ws, card).status).toBe('active');
@@ -411,7 +411,7 @@ describe('two-stage close', () => {
     const order = sandbox.cards.close(ws, card, { reason: 'project over' });
     expect(order).toMatchObject({ type: 'close_card', held_amount: '0.00' });
     // Stage 1 on acceptance.
-    expect(sandbox.cards.get(ws, card)).toMatchObject({ status: 'pending_close', card_balance: '250.00', supports_freeze: true });
+    expect(sandbox.cards.get(ws, card)).toMatchObject({ status: 'pending_close', card_balance: '250.00', supports_freeze: false });
     sandbox.advance(100);
     expect(sandbox.orders.get(ws, order.uuid).status).toBe('completed');
     expect(sandbox.cards.get(ws, card).status).toBe('pending_close');
@@ -447,17 +447,17 @@ describe('two-stage close', () => {
   it('keeps the card pending_close when the close order fails, and takes a new close (D32)', () => {
     const { sandbox, ws } = setup();
     const card = issueActiveCard(sandbox, ws);
-    sandbox.admin.failNextOrder(card, 'supplier5xx');
+    sandbox.admin.failNextOrder(card, 'business4xx');
     const order = sandbox.cards.close(ws, card, null, 'close-1');
     sandbox.advance(10_000);
-    expect(sandbox.orders.get(ws, order.uuid)).toMatchObject({ status: 'failed', failure_reason: 'supplier5xx' });
+    expect(sandbox.orders.get(ws, order.uuid)).toMatchObject({ status: 'failed', failure_reason: 'business4xx' });
     // The card never spends again without an event: it stays where card.close_initiated left it.
     expect(sandbox.cards.get(ws, card)).toMatchObject({ status: 'pending_close', card_balance: '100.00' });
     expect(sandbox.simulate.authorize(ws, card, { amount: '1.00' })).toMatchObject({ type: 'decline', decline_reason: 'card_frozen' });
     expect(catchError(() => sandbox.admin.finishClose(card))).toMatchObject({ status: 409, code: 'card.state_conflict' });
     expect(catchError(() => sandbox.cards.topup(ws, card, { amount: '10.00' }))).toMatchObject({ status: 409 });
     const failed = sandbox.events.since(0).find((e) => e.event === 'order.failed');
-    expect(failed?.data).toMatchObject({ order_uuid: order.uuid, type: 'close_card', card_uuid: card, failure_reason: 'supplier5xx' });
+    expect(failed?.data).toMatchObject({ order_uuid: order.uuid, type: 'close_card', card_uuid: card, failure_reason: 'business4xx' });
     // The same key replays the failed order; a new key closes the card, with no second close_initiated.
     expect(sandbox.cards.close(ws, card, null, 'close-1').uuid).toBe(order.uuid);
     const retry = sandbox.cards.close(ws, card, null, 'close-2');
@@ -498,21 +498,22 @@ describe('freezes by platform risk or the issuer (D27)', () => {
 });
 
 describe('capability flags (D31)', () => {
-  it('come from the product and do not follow the status', () => {
+  it('follow the status within what the product allows', () => {
     const { sandbox, ws } = setup({ closeDelayMs: null });
     const card = issueActiveCard(sandbox, ws);
     const flags = () => {
       const c = sandbox.cards.get(ws, card);
       return [c.status, c.supports_freeze, c.supports_unfreeze, c.supports_balance_query];
     };
-    expect(flags()).toEqual(['active', true, true, true]);
+    expect(flags()).toEqual(['active', true, false, true]);
     sandbox.cards.freeze(ws, card);
     sandbox.advance(100);
-    expect(flags()).toEqual(['frozen', true, true, true]);
+    expect(flags()).toEqual(['frozen', false, true, true]);
     sandbox.cards.close(ws, card);
+    expect(flags()).toEqual(['pending_close', false, false, true]);
     sandbox.advance(100);
     sandbox.admin.finishClose(card);
-    expect(flags()).toEqual(['closed', true, true, true]);
+    expect(flags()).toEqual(['closed', false, false, false]);
   });
 
   it('a product without the capability refuses the action with 409', () => {
@@ -561,9 +562,10 @@ describe('card read', () => {
       lifetime_spend_amount: row.lifetime_spend_amount,
       lifetime_refund_amount: row.lifetime_refund_amount,
       avs_billing_address: address,
-      supports_freeze: product.supports_freeze === 1,
-      supports_unfreeze: product.supports_unfreeze === 1,
-      supports_balance_query: product.supports_balance_query === 1,
+      // D31: the product's capability, while the card's state allows the action (frozen by the workspace here).
+      supports_freeze: product.supports_freeze === 1 && row.status === 'active',
+      supports_unfreeze: product.supports_unfreeze === 1 && row.status === 'frozen' && row.frozen_origin === 'workspace',
+      supports_balance_query: product.supports_balance_query === 1 && ['active', 'frozen', 'pending_close'].includes(String(row.status)),
       appeal_terminated: row.appeal_terminated === 1,
       closed_at: row.closed_at,
       updated_at: row.updated_at,
@@ -592,7 +594,7 @@ describe('order and card rows read as arrays', () => {
     const { sandbox, ws } = setup();
     const uuid = issueActiveCard(sandbox, ws);
     const topup = sandbox.cards.topup(ws, uuid, { amount: '20.00' }, 'raw-topup');
-    sandbox.admin.failNextOrder(uuid, 'supplier5xx');
+    sandbox.admin.failNextOrder(uuid, 'business4xx');
     const failing = sandbox.cards.freeze(ws, uuid, { reason: 'raw read' }, 'raw-freeze');
     sandbox.advance(200);
     for (const orderUuid of [topup.uuid, failing.uuid]) {

@@ -9,6 +9,7 @@ import { fmt, minusStored, money, Money, parseRequestAmount, percentFee } from '
 import { insertOrder, loadCard, loadOrder, openOrdersOfCard, toAcceptedOrder, type CardRow, type OrderRow } from './orders.js';
 import { paginate, parsePageQuery, type PageQuery } from './pagination.js';
 import { createCardTransactionReads, type CardTransactionReads } from './transactions.js';
+import { refuseFrozenWallet } from './wallet-admin.js';
 import {
   CARD_STATUSES,
   CARDHOLDER_TYPES,
@@ -124,6 +125,7 @@ const CARD_DETAIL_COLUMNS = [
   'c.appeal_terminated',
   'c.closed_at',
   'c.updated_at',
+  'c.frozen_origin',
 ] as const;
 
 /** Index of each detail column in a raw row. */
@@ -153,6 +155,7 @@ const D = {
   appeal_terminated: 22,
   closed_at: 23,
   updated_at: 24,
+  frozen_origin: 25,
 } as const satisfies Record<string, number>;
 
 const CARD_DETAIL_SELECT = `SELECT ${CARD_DETAIL_COLUMNS.join(', ')}
@@ -203,6 +206,7 @@ type CardDetailRaw = [
   appeal_terminated: number,
   closed_at: string | null,
   updated_at: string,
+  frozen_origin: CardRow['frozen_origin'],
 ];
 
 function detailFromRaw(r: CardDetailRaw): CardDetail {
@@ -229,13 +233,28 @@ function detailFromRaw(r: CardDetailRaw): CardDetail {
     lifetime_spend_amount: r[D.lifetime_spend_amount],
     lifetime_refund_amount: r[D.lifetime_refund_amount],
     avs_billing_address: address === null ? null : (JSON.parse(address) as BillingAddress),
-    // D31: capability flags are the card's (its product's), not its status's; `status` says what applies now.
-    supports_freeze: r[D.supports_freeze] === 1,
-    supports_unfreeze: r[D.supports_unfreeze] === 1,
-    supports_balance_query: r[D.supports_balance_query] === 1,
+    ...capabilities(r[D.status], r[D.frozen_origin], { freeze: r[D.supports_freeze] === 1, unfreeze: r[D.supports_unfreeze] === 1, balanceQuery: r[D.supports_balance_query] === 1 }),
     appeal_terminated: r[D.appeal_terminated] === 1,
     closed_at: r[D.closed_at],
     updated_at: r[D.updated_at],
+  };
+}
+
+/**
+ * D31: what the workspace can do with the card now, by which "clients show or hide actions" (2.3): the product's
+ * capability, and the card's state allowing it. Freeze an active card; unfreeze a card the workspace froze (D27:
+ * a freeze by platform risk or the issuer is not the workspace's to lift); query the balance of an issued card
+ * that is not closed.
+ */
+export function capabilities(
+  status: CardRow['status'],
+  frozenOrigin: CardRow['frozen_origin'],
+  product: { freeze: boolean; unfreeze: boolean; balanceQuery: boolean },
+): Pick<CardDetail, 'supports_freeze' | 'supports_unfreeze' | 'supports_balance_query'> {
+  return {
+    supports_freeze: product.freeze && status === 'active',
+    supports_unfreeze: product.unfreeze && status === 'frozen' && (frozenOrigin === null || frozenOrigin === 'workspace'),
+    supports_balance_query: product.balanceQuery && (status === 'active' || status === 'frozen' || status === 'pending_close'),
   };
 }
 
@@ -359,6 +378,8 @@ export function createCardsService(ctx: Context): CardsService {
 
   /** Moves `held` from available to held, or 402 when the wallet's available balance cannot cover it. */
   const hold = (workspaceId: number, currency: string, held: Money, reason: 'card_issue_held' | 'card_topup_held', cardUuid: string): void => {
+    // D47: a frozen wallet has nothing available to hold.
+    refuseFrozenWallet(ctx, workspaceId, currency, reason === 'card_issue_held' ? 'issue a card' : 'top up a card');
     const balances = post(ctx, {
       workspaceId,
       currency,
@@ -523,7 +544,8 @@ export function createCardsService(ctx: Context): CardsService {
           throw new SandboxError(422, 'card_product.unavailable', `The workspace may not issue ${p.code}: it needs the ${p.required_subscription_product_code ?? ''} subscription.`);
         }
         // D41: without custom holder names, the product issues in the account holder's name only.
-        if (p.supports_custom_holder_name !== 1 && !(sameName(first, ws.holder_first_name) && sameName(last, ws.holder_last_name))) {
+        // A staff card (D48) is in the staff member's own name, not the account holder's.
+        if (holderType === 'user' && p.supports_custom_holder_name !== 1 && !(sameName(first, ws.holder_first_name) && sameName(last, ws.holder_last_name))) {
           const message = `this card product does not accept a custom cardholder name; use the account holder's, ${ws.holder_first_name} ${ws.holder_last_name}`;
           throw new SandboxError(422, 'validation.failed', 'The request is invalid.', { cardholder_first_name: [message], cardholder_last_name: [message] });
         }

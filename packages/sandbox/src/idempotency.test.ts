@@ -41,10 +41,10 @@ describe('idempotency (D7)', () => {
 
   it('keeps a failed order failed for its key; a new key retries', () => {
     const { sandbox, ws } = setup();
-    sandbox.admin.failNextOrder('next-issue', 'supplier5xx');
+    sandbox.admin.failNextOrder('next-issue', 'business4xx');
     const failed = sandbox.cards.create(ws, issueBody(), 'k');
     sandbox.advance(100);
-    expect(sandbox.cards.create(ws, issueBody(), 'k')).toMatchObject({ uuid: failed.uuid, status: 'failed', failure_reason: 'supplier5xx' });
+    expect(sandbox.cards.create(ws, issueBody(), 'k')).toMatchObject({ uuid: failed.uuid, status: 'failed', failure_reason: 'business4xx' });
     expect(sandbox.wallet.get(ws).wallets[0]?.held_balance).toBe('0.00');
     const retry = sandbox.cards.create(ws, issueBody(), 'k2');
     expect(retry.uuid).not.toBe(failed.uuid);

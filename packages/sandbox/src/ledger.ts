@@ -18,6 +18,8 @@ import { LEDGER_REASON_CODES, type LedgerReasonCode, type LedgerRow, type Pagina
  * | `platform.revenue` | fees the platform earned from this workspace                      |
  * | `external.deposit` | the outside world deposits come from (goes negative as money enters) |
  * | `platform.settlement` | card spend paid out to the networks for this workspace (net of refunds) |
+ * | `platform.payout_pool` | withdrawals paid out of the platform to the workspace's owner (D45) |
+ * | `platform.reconciliation` | the platform's side of admin reconciliation adjustments (D50) |
  *
  * Wallet `balance` = `wallet.available` + `wallet.held`; `available` = `balance` - `held_balance`.
  *
@@ -30,6 +32,13 @@ import { LEDGER_REASON_CODES, type LedgerReasonCode, type LedgerRow, type Pagina
  * - `card_spend`: card -> platform.settlement (a capture); `card_spend_refund`: platform.settlement -> card (a merchant refund)
  * - `card_spend_reversal`: platform.settlement -> card (a chargeback resolved for the cardholder)
  * - `card_post_close_refund`: platform.settlement -> wallet.available (a refund or won chargeback after the card closed)
+ * - `held_release_admin`: wallet.held -> wallet.available (an order the admin queue refund-closed, D42)
+ * - `withdrawal_held`: wallet.available -> wallet.held; `withdrawal_completed`: wallet.held -> platform.payout_pool plus
+ *   platform.revenue (the fee); `withdrawal_canceled` / `withdrawal_rejected`: wallet.held -> wallet.available (D45)
+ * - `subscription_charge`: wallet.available -> platform.revenue (D46)
+ * - `card_post_close_clawback`: wallet.available -> platform.settlement (a charge posted after the card closed, D49)
+ * - `card_reconcile_adjustment`: platform.reconciliation <-> wallet.available or a card (D50)
+ * - `reversal`: the mirror of every row of one earlier group, same accounts, other direction (D50)
  * - `risk_penalty`: wallet.available -> platform.revenue (a risk-engine fee for a declined transaction; it may take
  *   the wallet below zero, contract 2.11)
  * - `card_risk_penalty` (internal, D40): card -> platform.revenue (a confirmed-fraud ruling, `card.risk.penalty_applied`).
@@ -39,7 +48,7 @@ import { LEDGER_REASON_CODES, type LedgerReasonCode, type LedgerRow, type Pagina
  * Authorization holds are not postings: they stay on the card (`held_amount`) until a capture
  * moves money or a reversal drops them.
  */
-export const ACCOUNT_CODES = ['wallet.available', 'wallet.held', 'card', 'platform.revenue', 'platform.settlement', 'external.deposit'] as const;
+export const ACCOUNT_CODES = ['wallet.available', 'wallet.held', 'card', 'platform.revenue', 'platform.settlement', 'platform.payout_pool', 'platform.reconciliation', 'external.deposit'] as const;
 export type AccountCode = (typeof ACCOUNT_CODES)[number];
 
 /** Reason codes of postings the sandbox keeps for its own books and never lists (D40). */
@@ -213,6 +222,13 @@ export function createWalletService(ctx: Context): WalletService {
             `SELECT currency, code, balance, updated_at FROM accounts WHERE workspace_id = ? AND code IN ('wallet.available', 'wallet.held') ORDER BY currency`,
           )
           .all(workspaceId);
+        // D47: a frozen wallet shows when and why.
+        const freezes = new Map(
+          ctx.db
+            .prepare<[number], { currency: string; frozen_at: string; frozen_reason: string | null }>('SELECT currency, frozen_at, frozen_reason FROM wallet_freezes WHERE workspace_id = ?')
+            .all(workspaceId)
+            .map((f) => [f.currency, f]),
+        );
         const byCurrency = new Map<string, { available: Money; held: Money; reconciled: string }>();
         for (const row of rows) {
           const entry = byCurrency.get(row.currency) ?? { available: new Money(0), held: new Money(0), reconciled: row.updated_at };
@@ -226,8 +242,8 @@ export function createWalletService(ctx: Context): WalletService {
           balance: fmt(e.available.plus(e.held)),
           held_balance: fmt(e.held),
           available: fmt(e.available),
-          frozen_at: null,
-          frozen_reason: null,
+          frozen_at: freezes.get(currency)?.frozen_at ?? null,
+          frozen_reason: freezes.get(currency)?.frozen_reason ?? null,
           // The balance is maintained in the same transaction as each ledger row, so it is reconciled as of its last movement.
           last_reconciled_at: e.reconciled,
         }));

@@ -372,4 +372,37 @@ ALTER TABLE workspaces ADD COLUMN holder_last_name TEXT NOT NULL DEFAULT 'Lovela
 ALTER TABLE card_products ADD COLUMN issue_fee_mode TEXT NOT NULL DEFAULT 'on_top' CHECK (issue_fee_mode IN ('on_top', 'deducted'));
 `,
   },
+  {
+    version: 8,
+    name: 'transient order failures retried, withdrawals, wallet freezes',
+    sql: `
+-- D42: a transient forced failure (supplier5xx, timeout, network, signature) fails that many supplier attempts;
+-- the order retries on the sandbox clock and waits in awaiting_platform once the retry budget is spent.
+ALTER TABLE forced_failures ADD COLUMN attempts INTEGER;
+ALTER TABLE orders ADD COLUMN forced_failure_attempts INTEGER;
+ALTER TABLE orders ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+
+-- D45: withdrawals out of the wallet (withdrawal_held, then completed, canceled or rejected).
+CREATE TABLE withdrawals (
+  id INTEGER PRIMARY KEY,
+  uuid TEXT NOT NULL UNIQUE,
+  workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+  currency TEXT NOT NULL,
+  amount TEXT NOT NULL,
+  fee TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('held', 'completed', 'canceled', 'rejected')),
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+
+-- D47: a frozen wallet (one currency of a workspace).
+CREATE TABLE wallet_freezes (
+  workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+  currency TEXT NOT NULL,
+  frozen_at TEXT NOT NULL,
+  frozen_reason TEXT,
+  PRIMARY KEY (workspace_id, currency)
+);
+`,
+  },
 ];

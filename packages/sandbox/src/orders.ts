@@ -26,6 +26,10 @@ export interface OrderRow {
   /** Card status before a close order's stage 1, restored if the close order fails. */
   status_before: CardStatus | null;
   forced_failure_reason: OrderFailureReason | null;
+  /** D42: how many supplier attempts a transient forced failure fails (null: the retry budget, then awaiting_platform). */
+  forced_failure_attempts: number | null;
+  /** Supplier attempts made so far (D42). */
+  attempts: number;
   failure_reason: OrderFailureReason | null;
   next_step_at_ms: number | null;
   created_at: string;
@@ -99,7 +103,7 @@ const CARD_ID_BY_UUID = 'SELECT id AS card_id FROM cards WHERE uuid = ?';
  * two reads run in every order step and every simulated card event. The column lists name exactly the fields of
  * `OrderRow` and `CardRow`, in the order of the builders (a test reads each both ways and compares).
  */
-const ORDER_COLUMNS = 'id, uuid, workspace_id, type, status, card_uuid, held_amount, credit_amount, fee_amount, currency, reason, status_before, forced_failure_reason, failure_reason, next_step_at_ms, created_at, updated_at, completed_at, failed_at';
+const ORDER_COLUMNS = 'id, uuid, workspace_id, type, status, card_uuid, held_amount, credit_amount, fee_amount, currency, reason, status_before, forced_failure_reason, failure_reason, next_step_at_ms, created_at, updated_at, completed_at, failed_at, forced_failure_attempts, attempts';
 
 type Raw = unknown[];
 
@@ -124,6 +128,8 @@ function orderFromRaw(r: Raw): OrderRow {
     updated_at: r[16] as string,
     completed_at: r[17] as string | null,
     failed_at: r[18] as string | null,
+    forced_failure_attempts: r[19] as number | null,
+    attempts: r[20] as number,
   };
 }
 
@@ -206,9 +212,23 @@ export function setCard(ctx: Context, uuid: string, fields: Partial<Record<keyof
 
 /** The queued forced failures by target: a table that is almost always empty, read once per change of it rather than per order. */
 const forcedFailures = referenceCached(
-  (ctx: Context, _all: 0): ReadonlyMap<string, OrderFailureReason> =>
-    new Map(ctx.db.prepare<[], { target: string; failure_reason: OrderFailureReason }>('SELECT target, failure_reason FROM forced_failures').all().map((r) => [r.target, r.failure_reason])),
+  (ctx: Context, _all: 0): ReadonlyMap<string, { reason: OrderFailureReason; attempts: number | null }> =>
+    new Map(
+      ctx.db
+        .prepare<[], { target: string; failure_reason: OrderFailureReason; attempts: number | null }>('SELECT target, failure_reason, attempts FROM forced_failures')
+        .all()
+        .map((r) => [r.target, { reason: r.failure_reason, attempts: r.attempts }]),
+    ),
 );
+
+/** D42: failure reasons the contract calls "transient, auto-retried". */
+export const TRANSIENT_FAILURE_REASONS: ReadonlySet<OrderFailureReason> = new Set(['supplier5xx', 'timeout', 'network', 'signature']);
+
+/** D42: supplier attempts an order makes before it waits for the platform (the first and two retries). */
+export const RETRY_BUDGET = 3;
+
+/** D42: the wait before each retry, on the sandbox clock (after attempt 1, after attempt 2). */
+export const RETRY_DELAYS_MS: readonly number[] = [60_000, 300_000];
 
 /** Target of `failNextOrder` for the next issue order (whose card does not exist yet). */
 export const NEXT_ISSUE = 'next-issue';
@@ -240,7 +260,9 @@ export function insertOrder(
     currency: fields.currency,
     reason: fields.reason ?? null,
     status_before: fields.statusBefore ?? null,
-    forced_failure_reason: forced ?? null,
+    forced_failure_reason: forced?.reason ?? null,
+    forced_failure_attempts: forced?.attempts ?? null,
+    attempts: 0,
     failure_reason: null,
     next_step_at_ms: ctx.nowMs() + ctx.options.orderLatencyMs,
     created_at: now,
@@ -250,10 +272,27 @@ export function insertOrder(
   };
   const inserted = ctx.db
     .prepare<unknown[], { id: number }>(
-      `INSERT INTO orders (uuid, workspace_id, type, status, card_uuid, held_amount, credit_amount, fee_amount, currency, reason, status_before, forced_failure_reason, next_step_at_ms, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      `INSERT INTO orders (uuid, workspace_id, type, status, card_uuid, held_amount, credit_amount, fee_amount, currency, reason, status_before, forced_failure_reason, forced_failure_attempts, next_step_at_ms, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
     )
-    .get(row.uuid, row.workspace_id, row.type, row.status, row.card_uuid, row.held_amount, row.credit_amount, row.fee_amount, row.currency, row.reason, row.status_before, row.forced_failure_reason, row.next_step_at_ms, row.created_at, row.updated_at);
+    .get(
+      row.uuid,
+      row.workspace_id,
+      row.type,
+      row.status,
+      row.card_uuid,
+      row.held_amount,
+      row.credit_amount,
+      row.fee_amount,
+      row.currency,
+      row.reason,
+      row.status_before,
+      row.forced_failure_reason,
+      row.forced_failure_attempts,
+      row.next_step_at_ms,
+      row.created_at,
+      row.updated_at,
+    );
   return { id: inserted!.id, ...row };
 }
 
@@ -326,14 +365,16 @@ function completeOrder(ctx: Context, order: OrderRow): void {
   }
 }
 
-function failOrder(ctx: Context, order: OrderRow, reason: OrderFailureReason): void {
+/** Fails an order; `viaAdmin`: the admin queue did it (D42), so its hold goes back as `held_release_admin`. */
+function failOrder(ctx: Context, order: OrderRow, reason: OrderFailureReason, viaAdmin = reason === 'admin_refund_close'): void {
   const now = ctx.nowIso();
   const card = order.card_uuid === null ? undefined : loadCard(ctx, order.card_uuid);
-  // Held funds go back before the failure is announced: "held funds are already back in the wallet" (3.1).
+  // Held funds go back before the failure is announced: "held funds are already back in the wallet" (3.1). An
+  // admin refund-close goes through the admin queue, which 2.11 books as its own reason.
   post(ctx, {
     workspaceId: order.workspace_id,
     currency: order.currency,
-    reason: 'held_release',
+    reason: viaAdmin ? 'held_release_admin' : 'held_release',
     description: `Hold released: ${order.type} order failed (${reason})`,
     ...(card === undefined ? {} : { referenceType: 'Card', referenceUuid: card.uuid }),
     legs: [
@@ -372,9 +413,63 @@ export function stepOrder(ctx: Context, orderId: number, expected?: OrderStatus)
     if (order.status === 'pending') {
       ctx.db.prepare(`UPDATE orders SET status = 'processing', next_step_at_ms = ?, updated_at = ? WHERE id = ?`).run(ctx.nowMs() + ctx.options.orderLatencyMs, ctx.nowIso(), order.id);
     } else if (order.status === 'processing') {
-      if (order.forced_failure_reason !== null) failOrder(ctx, order, order.forced_failure_reason);
+      const forced = order.forced_failure_reason;
+      if (forced !== null && TRANSIENT_FAILURE_REASONS.has(forced)) supplierAttempt(ctx, order);
+      else if (forced === 'async_issue_failed' && order.type === 'issue_card') {
+        // D42: the synchronous issuance did not answer; the platform falls back to asynchronous issuance, which fails.
+        ctx.db.prepare(`UPDATE orders SET status = 'awaiting_platform', next_step_at_ms = ?, updated_at = ? WHERE id = ?`).run(ctx.nowMs() + ctx.options.orderLatencyMs, ctx.nowIso(), order.id);
+      } else if (forced !== null) failOrder(ctx, order, forced);
       else completeOrder(ctx, order);
+    } else if (order.status === 'awaiting_platform' && order.forced_failure_reason === 'async_issue_failed') {
+      failOrder(ctx, order, 'async_issue_failed');
     }
+  });
+}
+
+/**
+ * D42: one supplier attempt of an order whose supplier fails transiently. The attempt fails while the forced
+ * failure lasts; the order stays `processing` and retries after `RETRY_DELAYS_MS` on the sandbox clock, and once
+ * `RETRY_BUDGET` attempts have failed it waits in `awaiting_platform` (no due time) for an admin: `resolveOrder`.
+ * An attempt after the failing ones completes the order.
+ */
+function supplierAttempt(ctx: Context, order: OrderRow): void {
+  const attempt = order.attempts + 1;
+  if (attempt > (order.forced_failure_attempts ?? RETRY_BUDGET)) {
+    completeOrder(ctx, order);
+    return;
+  }
+  const now = ctx.nowIso();
+  if (attempt >= RETRY_BUDGET) {
+    ctx.db.prepare(`UPDATE orders SET status = 'awaiting_platform', attempts = ?, next_step_at_ms = NULL, updated_at = ? WHERE id = ?`).run(attempt, now, order.id);
+  } else {
+    ctx.db.prepare('UPDATE orders SET attempts = ?, next_step_at_ms = ?, updated_at = ? WHERE id = ?').run(attempt, ctx.nowMs() + RETRY_DELAYS_MS[attempt - 1]!, now, order.id);
+  }
+}
+
+/** What an admin does with an order in `awaiting_platform` (D42). */
+export type AdminAction = 'retry' | 'refund_close' | 'fail';
+
+/**
+ * D42: the admin queue acts on an order waiting in `awaiting_platform`: `retry` sends it to the supplier again
+ * (which now answers: the order completes after the latency), `refund_close` ends it `failed` with
+ * `admin_refund_close`, `fail` ends it `failed` with the reason of its last supplier attempt (`supplier5xx`,
+ * `timeout`, `network`, `signature`); both release its hold through the admin queue, `held_release_admin`. 409 `card.state_conflict` (the control API's one conflict code) for an order in
+ * any other status; 404 `order.not_found` for an order of another workspace.
+ */
+export function resolveOrder(ctx: Context, workspaceId: number, uuid: string, action: AdminAction): Order {
+  if (action !== 'retry' && action !== 'refund_close' && action !== 'fail') throw new SandboxError(422, 'validation.failed', 'The action is retry, refund_close or fail.', { action: ['must be retry, refund_close or fail'] });
+  return ctx.write(() => {
+    const order = loadOrder(ctx, String(uuid).toLowerCase());
+    if (order === undefined || order.workspace_id !== workspaceId) throw new SandboxError(404, 'order.not_found', `No order ${String(uuid)} in this workspace.`);
+    if (order.status !== 'awaiting_platform') throw new SandboxError(409, 'card.state_conflict', `The order is ${order.status}; only an order awaiting the platform can be resolved by an admin.`);
+    if (action === 'refund_close') failOrder(ctx, order, 'admin_refund_close', true);
+    else if (action === 'fail') failOrder(ctx, order, order.forced_failure_reason ?? 'supplier5xx', true);
+    else {
+      ctx.db
+        .prepare(`UPDATE orders SET status = 'processing', forced_failure_reason = NULL, forced_failure_attempts = NULL, next_step_at_ms = ?, updated_at = ? WHERE id = ?`)
+        .run(ctx.nowMs() + ctx.options.orderLatencyMs, ctx.nowIso(), order.id);
+    }
+    return toOrder(loadOrder(ctx, order.uuid)!);
   });
 }
 

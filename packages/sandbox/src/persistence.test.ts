@@ -53,7 +53,7 @@ describe('file database', () => {
     before.advance(100); // close order completed, stage 2 due 1000 ms later
     const pendingIssue = before.cards.create(ws, issueBody(), 'issue-b');
     before.advance(50); // now processing
-    before.admin.failNextOrder('next-issue', 'timeout');
+    before.admin.failNextOrder('next-issue', 'not_found');
     const failing = before.cards.create(ws, issueBody({ initial_topup_amount: '20.00' }));
     const snapshot = { wallet: before.wallet.get(ws), events: before.events.since(0), orders: before.orders.list(ws).data };
     expect(before.orders.get(ws, pendingIssue.uuid).status).toBe('processing');
@@ -70,7 +70,7 @@ describe('file database', () => {
 
     after.advance(2000);
     expect(after.orders.get(ws, pendingIssue.uuid).status).toBe('completed');
-    expect(after.orders.get(ws, failing.uuid)).toMatchObject({ status: 'failed', failure_reason: 'timeout' });
+    expect(after.orders.get(ws, failing.uuid)).toMatchObject({ status: 'failed', failure_reason: 'not_found' });
     expect(after.cards.get(ws, closing)).toMatchObject({ status: 'closed', card_balance: '0.00' });
     expect(after.wallet.get(ws).wallets[0]).toMatchObject({ balance: '9890.00', held_balance: '0.00' });
     expect(after.events.since(snapshot.events.at(-1)!.event_id).map((e) => e.event).sort()).toEqual(['card.closed', 'order.completed', 'order.failed']);

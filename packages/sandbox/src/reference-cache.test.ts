@@ -56,10 +56,10 @@ describe('reference cache', () => {
     sandbox.admin.setWorkspaceStatus(ws, 'active');
     expect(sandbox.auth.authenticate(token, IP).workspace.status).toBe('active');
 
-    sandbox.admin.failNextOrder('next-issue', 'supplier5xx');
+    sandbox.admin.failNextOrder('next-issue', 'business4xx');
     const failing = sandbox.cards.create(ws, issueBody(), 'forced');
     sandbox.advance(200);
-    expect(sandbox.orders.get(ws, failing.uuid)).toMatchObject({ status: 'failed', failure_reason: 'supplier5xx' });
+    expect(sandbox.orders.get(ws, failing.uuid)).toMatchObject({ status: 'failed', failure_reason: 'business4xx' });
     // The forced failure was used up: the next issue completes.
     const next = sandbox.cards.create(ws, issueBody(), 'after-forced');
     sandbox.advance(200);

@@ -12,6 +12,8 @@ export interface RiskFreezeInput {
   origin: Exclude<ActionOrigin, 'workspace'>;
   /** At most 500 characters. */
   reason?: string | null;
+  /** D51: the ruling is final: the card's `appeal_terminated` becomes true. */
+  appeal_terminated?: boolean;
 }
 
 /** Input of `risk.penalty`. */
@@ -64,12 +66,13 @@ export function createRiskService(ctx: Context): RiskService {
       if (raw.origin !== 'platform_risk' && raw.origin !== 'issuer') errors.add('origin', 'must be platform_risk or issuer');
       const reason = raw.reason ?? null;
       if (reason !== null && (typeof reason !== 'string' || reason.length > 500)) errors.add('reason', 'must be a string of at most 500 characters');
+      if (raw.appeal_terminated !== undefined && typeof raw.appeal_terminated !== 'boolean') errors.add('appeal_terminated', 'must be true or false');
       errors.throwIfAny();
       ctx.write(() => {
         const card = owned(workspaceId, cardUuid);
         if (card.status !== 'active') throw stateConflict(`Cannot freeze the card: it is ${card.status}.`);
         // D27: the origin is kept, so that a workspace unfreeze cannot lift this freeze.
-        const after = setCard(ctx, card.uuid, { status: 'frozen', frozen_origin: raw.origin });
+        const after = setCard(ctx, card.uuid, { status: 'frozen', frozen_origin: raw.origin, ...(raw.appeal_terminated === true ? { appeal_terminated: 1 } : {}) });
         recordEvent(ctx, workspaceId, 'card.frozen', { ...cardBase(after), origin: raw.origin, reason, frozen_at: ctx.nowIso() });
       });
     },

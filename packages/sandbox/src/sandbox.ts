@@ -9,7 +9,7 @@ import { migrations } from './migrations.js';
 import { SandboxError } from './errors.js';
 import { createEventsService, type EventsService } from './events.js';
 import { auditLedger, createLedgerService, createWalletService, type LedgerService, type WalletService } from './ledger.js';
-import { checkFailureReason, createOrdersService, finishClose, loadCard, NEXT_ISSUE, nextDueMs, runDue, type OrdersService } from './orders.js';
+import { checkFailureReason, createOrdersService, finishClose, loadCard, NEXT_ISSUE, nextDueMs, resolveOrder, runDue, type AdminAction, type OrdersService } from './orders.js';
 import {
   createDeliveryWorker,
   DEFAULT_DELIVERY_TIMEOUT_MS,
@@ -26,7 +26,8 @@ import { createRiskService, type RiskService } from './risk.js';
 import { createSecretsService, type SecretsService } from './secrets.js';
 import { createSimulateService, type SimulateService } from './transactions.js';
 import { createWebhooksService, type WebhooksService } from './webhooks.js';
-import { ABILITIES, type OrderFailureReason, type SandboxEvent, type Workspace } from './types.js';
+import { ABILITIES, type Order, type OrderFailureReason, type SandboxEvent, type Workspace } from './types.js';
+import { createWalletAdmin, type WalletAdmin } from './wallet-admin.js';
 import { createWorkspaceAdmin, type WorkspaceAdmin } from './workspaces.js';
 
 /** Options of `createSandbox`. */
@@ -73,12 +74,16 @@ export interface SandboxOptions {
 }
 
 /** Sandbox controls beyond the contract: workspaces, tokens, money, forced outcomes. */
-export interface SandboxAdmin extends WorkspaceAdmin {
+export interface SandboxAdmin extends WorkspaceAdmin, WalletAdmin {
   /**
    * Makes the next order of a card (or, with `'next-issue'`, the next issue order anywhere in
-   * the sandbox) fail with `reason`. The failure binds to the order when it is accepted.
+   * the sandbox) fail with `reason`. The failure binds to the order when it is accepted. A transient reason
+   * (D42) fails `attempts` supplier attempts (default: the whole retry budget, so the order ends awaiting the
+   * platform); the order retries on the sandbox clock meanwhile.
    */
-  failNextOrder(target: string, reason: OrderFailureReason): void;
+  failNextOrder(target: string, reason: OrderFailureReason, attempts?: number): void;
+  /** The admin queue on an order `awaiting_platform` (D42): `retry` or `refund_close`. */
+  resolveOrder(workspaceId: number, uuid: string, action: AdminAction): Order;
   /** Close stage 2 now, without waiting for `closeDelayMs` (see `finishClose` in orders.ts). */
   finishClose(cardUuid: string): void;
   /** How a card product charges its issue fee from now on (D21; see `setIssueFeeMode` in catalogue.ts). */
@@ -297,14 +302,19 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const workspaceAdmin = createWorkspaceAdmin(ctx);
   const admin: SandboxAdmin = {
     ...workspaceAdmin,
-    failNextOrder(target, reason) {
+    ...createWalletAdmin(ctx),
+    failNextOrder(target, reason, attempts) {
       const failure = checkFailureReason(reason);
+      if (attempts !== undefined && (!Number.isSafeInteger(attempts) || attempts < 1 || attempts > 10)) throw new SandboxError(422, 'validation.failed', 'attempts is an integer from 1 to 10.', { attempts: ['must be an integer from 1 to 10'] });
       ctx.write(() => {
         const key = target === NEXT_ISSUE ? NEXT_ISSUE : String(target).toLowerCase();
         if (key !== NEXT_ISSUE && loadCard(ctx, key) === undefined) throw new SandboxError(404, 'card.not_found', `No card ${String(target)}.`);
-        ctx.db.prepare('INSERT INTO forced_failures (target, failure_reason) VALUES (?, ?) ON CONFLICT (target) DO UPDATE SET failure_reason = excluded.failure_reason').run(key, failure);
+        ctx.db
+          .prepare('INSERT INTO forced_failures (target, failure_reason, attempts) VALUES (?, ?, ?) ON CONFLICT (target) DO UPDATE SET failure_reason = excluded.failure_reason, attempts = excluded.attempts')
+          .run(key, failure, attempts ?? null);
       });
     },
+    resolveOrder: (workspaceId, uuid, action) => resolveOrder(ctx, workspaceId, uuid, action),
     finishClose: (cardUuid) => finishClose(ctx, String(cardUuid).toLowerCase()),
     setIssueFeeMode: (productId, mode) => setIssueFeeMode(ctx, productId, mode),
     audit: () => auditLedger(ctx),

@@ -69,6 +69,22 @@ export interface PartialAmountInput {
   merchant_amount?: string;
 }
 
+/** Input of `simulate.unmatched` (D49): a network row whose purchase has no earlier row in the card's feed. */
+export interface UnmatchedInput {
+  /**
+   * `capture`: a charge posted without an authorization (a force post; on a closed card a late charge,
+   * `card_post_close_clawback`); `refund`: a merchant refund of a purchase the feed does not hold; `chargeback_opened`:
+   * a dispute of such a purchase.
+   */
+  type: 'capture' | 'refund' | 'chargeback_opened';
+  /** In the card's currency. */
+  amount: string;
+  merchant_currency?: string;
+  merchant_amount?: string;
+  merchant?: MerchantInput;
+  supplier_txn_id?: string;
+}
+
 /** Input of `simulate.resolveChargeback`. */
 export interface ResolveChargebackInput {
   /** `cardholder`: the disputed amount goes back to the card (`card_spend_reversal`); `merchant`: nothing moves. */
@@ -103,6 +119,8 @@ export interface SimulateService {
   chargeback(workspaceId: number, supplierTxnId: string, input?: PartialAmountInput): CardTransaction;
   /** Resolves the open chargeback; the row has no webhook event (the catalogue of 6.4 has none). */
   resolveChargeback(workspaceId: number, supplierTxnId: string, input: ResolveChargebackInput): CardTransaction;
+  /** D49: a capture, refund or chargeback whose purchase has no earlier row on the card; one row and its event. */
+  unmatched(workspaceId: number, cardUuid: string, input: UnmatchedInput): CardTransaction;
 }
 
 /** Filters of `GET /cards/{uuid}/transactions`. */
@@ -335,7 +353,7 @@ export function createSimulateService(ctx: Context): SimulateService {
   };
 
   /** Money back to the cardholder: onto the card, or into the wallet once the card is closed. */
-  const creditBack = (p: Purchase, amount: Money, reason: 'card_spend_refund' | 'card_spend_reversal', description: string): void => {
+  const creditBack = (p: Pick<Purchase, 'card'>, amount: Money, reason: 'card_spend_refund' | 'card_spend_reversal', description: string): void => {
     const closed = p.card.status === 'closed';
     post(ctx, {
       workspaceId: p.card.workspace_id,
@@ -577,6 +595,64 @@ export function createSimulateService(ctx: Context): SimulateService {
       });
     },
 
+    unmatched(workspaceId, cardUuid, input) {
+      const errors = new FieldErrors();
+      const raw = (input ?? {}) as UnmatchedInput;
+      if (!['capture', 'refund', 'chargeback_opened'].includes(raw.type)) errors.add('type', 'must be capture, refund or chargeback_opened');
+      const amount = amountField(errors, 'amount', raw.amount, true);
+      if (amount !== undefined && amount.isZero()) errors.add('amount', 'must be greater than 0');
+      if (raw.merchant_currency !== undefined && (typeof raw.merchant_currency !== 'string' || !CURRENCY.test(raw.merchant_currency))) errors.add('merchant_currency', 'must be a currency code such as EUR');
+      const merchantAmount = amountField(errors, 'merchant_amount', raw.merchant_amount, false);
+      const merchant = checkMerchant(errors, raw.merchant);
+      const given = supplierId(raw.supplier_txn_id, errors);
+      errors.throwIfAny();
+      return ctx.write(() => {
+        requireWorkspace(ctx, workspaceId);
+        const card = ownedCard(workspaceId, cardUuid);
+        const value = amount!;
+        const currency = raw.merchant_currency ?? card.currency;
+        const foreign = currency !== card.currency;
+        if (foreign && merchantAmount === undefined) throw new SandboxError(422, 'validation.failed', 'The request is invalid.', { merchant_amount: ['is required for a foreign-currency row'] });
+        const leg = { merchant_amount: fmt(merchantAmount ?? value), merchant_currency: currency, fx_rate: fxRate(value, merchantAmount ?? value, foreign) };
+        const supplierTxnId = newSupplierId(workspaceId, given);
+        const closed = card.status === 'closed';
+        if (raw.type === 'capture') {
+          const available = accountBalance(ctx, workspaceId, card.currency, 'card', card.uuid).minus(card.held_amount);
+          if (!closed && available.lessThan(value)) throw stateConflict(`The card's available balance (${fmt(available)} ${card.currency}) cannot take a charge of ${fmt(value)}.`);
+          // D49: after closure the card has nothing left; the late charge is taken from the workspace's wallet.
+          post(ctx, {
+            workspaceId,
+            currency: card.currency,
+            reason: closed ? 'card_post_close_clawback' : 'card_spend',
+            referenceType: 'Card',
+            referenceUuid: card.uuid,
+            description: closed ? `Late charge after the card closed: ${merchant.raw_name}` : `Card spend settled (force post): ${merchant.raw_name}`,
+            legs: [
+              closed ? { account: 'wallet.available', direction: 'debit', amount: value } : { account: 'card', cardUuid: card.uuid, direction: 'debit', amount: value },
+              { account: 'platform.settlement', direction: 'credit', amount: value },
+            ],
+          });
+          setCard(ctx, card.uuid, { lifetime_spend_amount: fmt(money(card.lifetime_spend_amount).plus(value)) });
+        } else if (raw.type === 'refund') {
+          creditBack({ card }, value, 'card_spend_refund', `Merchant refund: ${merchant.raw_name}`);
+        } else if (closed) {
+          throw stateConflict('The card is closed; a dispute needs a card that can still take its outcome.');
+        }
+        return insertRow(loadCard(ctx, card.uuid)!, {
+          supplier_txn_id: supplierTxnId,
+          type: raw.type,
+          status: raw.type === 'chargeback_opened' ? 'pending' : 'posted',
+          amount: fmt(value),
+          currency: card.currency,
+          ...leg,
+          merchant,
+          auth_code: null,
+          decline_reason: null,
+          posted: raw.type !== 'chargeback_opened',
+        });
+      });
+    },
+
     resolveChargeback(workspaceId, supplierTxnId, input) {
       const outcome = (input ?? {}).outcome;
       if (outcome !== 'cardholder' && outcome !== 'merchant') throw new SandboxError(422, 'validation.failed', 'The outcome must be cardholder or merchant.', { outcome: ['must be cardholder or merchant'] });
@@ -639,7 +715,8 @@ export function toBill(rows: TxnRow[], nowMs: number, probeExpiryMs: number): Co
     amount: declined ? '0.00' : base.amount,
     currency: base.currency,
     authorized_amount: status === 'authorized' ? auth!.amount : null,
-    settled_amount: declined ? '0.00' : status === 'settled' || status === 'refunded' ? capture!.amount : null,
+    // A refund with no purchase in the feed (D49) settles its own amount.
+    settled_amount: declined ? '0.00' : status === 'settled' || status === 'refunded' ? (capture ?? base).amount : null,
     merchant_amount: base.merchant_amount,
     merchant_currency: base.merchant_currency,
     fx_rate: declined ? null : base.fx_rate,

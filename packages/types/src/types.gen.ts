@@ -823,11 +823,11 @@ export interface components {
             lifetime_refund_amount: components["schemas"]["DecimalString"];
             lifetime_spend_amount: components["schemas"]["DecimalString"];
             lifetime_topup_amount: components["schemas"]["DecimalString"];
-            /** @description Capability: whether the supplier reports this card's balance. */
+            /** @description Whether the card's balance can be queried now: its product allows it and the card is issued and not closed (`active`, `frozen`, `pending_close`). */
             supports_balance_query: boolean;
-            /** @description Capability of the card (its product and issuer), not of its current status - whether this card can be frozen at all. Whether a freeze applies now follows from `status`. */
+            /** @description Whether the workspace can freeze the card now - its product and issuer allow it and the card is `active`. Clients show or hide the action by it. */
             supports_freeze: boolean;
-            /** @description Capability: whether this card can be unfrozen at all (not whether it is frozen now). */
+            /** @description Whether the workspace can unfreeze the card now: its product allows it and the card is `frozen` by the workspace (a freeze by platform risk or the issuer is theirs to lift, D27). */
             supports_unfreeze: boolean;
             /** Format: date-time */
             updated_at: string | null;
@@ -1410,7 +1410,10 @@ export interface components {
             available: components["schemas"]["DecimalString"];
             balance: components["schemas"]["DecimalString"];
             currency: components["schemas"]["CurrencyCode"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the platform froze this wallet; null when it is not frozen. Nothing leaves a frozen wallet.
+             */
             frozen_at: string | null;
             frozen_reason: string | null;
             held_balance: components["schemas"]["DecimalString"];
@@ -1475,7 +1478,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The wallet's available balance cannot cover the hold (amount plus fees). */
+        /** @description The wallet's available balance cannot cover the hold (amount plus fees), or the wallet is frozen (D47). */
         InsufficientBalance: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3377,7 +3380,7 @@ export const ErrorCodeValues = [
   'api.not_found',
   /** 5xx - unexpected failure; retry later, a write with the same idempotency key */
   'api.internal_error',
-  /** 402 - the wallet cannot cover the hold */
+  /** 402 - the wallet cannot cover the hold, or it is frozen */
   'wallet.insufficient_balance',
   /** 404 - card uuid unknown */
   'card.not_found',

@@ -58,6 +58,18 @@ export function resolveFixturePath(argument: string): string {
   throw new CliError(`no fixture file ${argument}`, close.length > 0 ? `did you mean the bundled fixture ${close.join(', ')}?` : `pass a JSON file, or a bundled fixture: ${names.join(', ')}`);
 }
 
+/** The bundled fixtures with the first sentence of each one's description, for `trigger --list`. */
+export function bundledFixtures(): Array<{ name: string; summary: string }> {
+  const dir = bundledFixturesDir();
+  return readdirJson(dir).map((name) => {
+    const description = (JSON.parse(readFileSync(path.join(dir, `${name}.json`), 'utf8')) as { description?: unknown }).description;
+    const text = typeof description === 'string' ? description : '';
+    // The first sentence: up to the first ": " or ". " that ends it, whichever comes first.
+    const end = text.search(/[.:](\s|$)/);
+    return { name, summary: end === -1 ? text : text.slice(0, end) };
+  });
+}
+
 /** The bundled fixtures' names (`chargeback`, ...). */
 function readdirJson(dir: string): string[] {
   return readdirSync(dir)

@@ -17,6 +17,8 @@ export interface RecipeContext {
   api: SandboxApi;
   /** `--card <uuid>`: the card to act on instead of a new one. */
   card: string | undefined;
+  /** `--origin`: who acts, for a recipe with `origins`. */
+  origin?: string | undefined;
   /** A note on stdout, between the call lines. */
   note(line: string): void;
 }
@@ -35,6 +37,8 @@ export interface Recipe {
   card: true | string;
   /** One line: what the recipe does. */
   summary: string;
+  /** The actors `--origin` may name, the first the default; absent when the event has one cause. */
+  origins?: readonly string[];
   run(ctx: RecipeContext): Promise<Produced>;
 }
 
@@ -233,11 +237,15 @@ export const RECIPES: Readonly<Record<string, Recipe>> = {
   },
   'card.frozen': {
     card: true,
-    summary: 'freezes the card (a workspace freeze order)',
+    summary: 'freezes the card: a workspace freeze order, or with --origin platform_risk or issuer a unilateral freeze through the control API',
+    // D9: the three actors of card.frozen's origin.
+    origins: ['workspace', 'platform_risk', 'issuer'],
     async run(ctx) {
       const card = await cardFor(ctx);
-      await cardWrite(ctx, 'freezeCard', card);
-      return { matches: ofCard(card) };
+      const origin = ctx.origin ?? 'workspace';
+      if (origin === 'workspace') await cardWrite(ctx, 'freezeCard', card);
+      else await ctx.api.call('riskFreezeCard', { path: { uuid: card }, body: { origin, reason: 'gen-card-api trigger' } });
+      return { matches: (data) => data.card_uuid === card && data.origin === origin };
     },
   },
   'card.unfrozen': {

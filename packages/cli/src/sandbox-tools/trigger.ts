@@ -14,6 +14,8 @@ import { unknownName } from './suggest.js';
 export interface TriggerOptions {
   event: string;
   card?: string | undefined;
+  /** Who acts, for a recipe that knows several causes (card.frozen: workspace, platform_risk, issuer). */
+  origin?: string | undefined;
   baseUrl?: string | undefined;
   token?: string | undefined;
   /** Longest wait for the event to appear in the delivery log. Default 15 s. */
@@ -44,6 +46,12 @@ export async function runTrigger(options: TriggerOptions, output: Output): Promi
   const docs = await loadDocs();
   const recipe = recipeFor(docs, options.event);
   if (options.card !== undefined && recipe.card !== true) throw new CliError(recipe.card, `run gen-card-api trigger ${options.event} without --card`);
+  if (options.origin !== undefined && !(recipe.origins ?? []).includes(options.origin)) {
+    throw new CliError(
+      recipe.origins === undefined ? `--origin does not apply to ${options.event}: it has one cause` : `--origin ${JSON.stringify(options.origin)} is not one of ${recipe.origins.join(', ')}`,
+      recipe.origins === undefined ? `run gen-card-api trigger ${options.event} without --origin` : `gen-card-api trigger ${options.event} --origin ${recipe.origins[0]}`,
+    );
+  }
   if (options.card !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(options.card)) {
     throw new CliError(`--card ${JSON.stringify(options.card)} is not a card uuid`, 'pass the uuid of a card of this workspace (GET /cards lists them), or leave out --card to issue a new one');
   }
@@ -51,8 +59,8 @@ export async function runTrigger(options: TriggerOptions, output: Output): Promi
   const api = new SandboxApi(target, docs, { print: output.out });
   // Read first: it proves the sandbox and the token before anything changes, and marks where this run's deliveries start.
   const after = await newestDeliveryId(api);
-  output.out(`trigger ${options.event}: ${recipe.summary}${options.card !== undefined ? ` (card ${options.card})` : ''}`);
-  const produced = await recipe.run({ api, card: options.card, note: output.out });
+  output.out(`trigger ${options.event}: ${recipe.summary}${options.card !== undefined ? ` (card ${options.card})` : ''}${options.origin !== undefined ? ` (origin ${options.origin})` : ''}`);
+  const produced = await recipe.run({ api, card: options.card, origin: options.origin, note: output.out });
   let deliveries: Delivery[] = [];
   let urls = new Map<number, string>();
   try {

@@ -29,6 +29,31 @@ export interface SandboxControlHandlers<Auth extends AuthResult = AuthResult> {
    */
   createDeposit: OperationHandler<operations['createDeposit'], 201, Auth>;
   /**
+   * `POST /sandbox/ledger-adjustments`: Post a reconciliation adjustment (admin only).
+   *
+   * Ability: any valid token. Success: 201. Documented errors: 401, 404, 422.
+   */
+  createLedgerAdjustment: OperationHandler<operations['createLedgerAdjustment'], 201, Auth>;
+  /**
+   * `POST /sandbox/ledger-groups/{txn_group_id}/reversal`: Reverse a ledger group (admin only).
+   *
+   * Ability: any valid token. Success: 201. Documented errors: 401, 404, 409, 422.
+   */
+  createLedgerReversal: OperationHandler<operations['createLedgerReversal'], 201, Auth>;
+  /**
+   * `POST /sandbox/staff-cards`: Issue a card to a staff member.
+   *
+   * Ability: any valid token. Success: 202 (an Order; the outcome arrives later). Documented errors: 401, 402, 409, 422.
+   * Idempotent with `X-Idempotency-Key` (in `headers['x-idempotency-key']`).
+   */
+  createStaffCard: OperationHandler<operations['createStaffCard'], 202, Auth>;
+  /**
+   * `POST /sandbox/subscriptions`: Take out a subscription.
+   *
+   * Ability: any valid token. Success: 201. Documented errors: 401, 402, 409, 422.
+   */
+  createSubscription: OperationHandler<operations['createSubscription'], 201, Auth>;
+  /**
    * `POST /sandbox/tokens`: Mint an API token.
    *
    * Ability: any valid token. Success: 201. Documented errors: 401, 422.
@@ -40,6 +65,12 @@ export interface SandboxControlHandlers<Auth extends AuthResult = AuthResult> {
    * Ability: any valid token. Success: 201. Documented errors: 401, 422.
    */
   createWebhookEndpoint: OperationHandler<operations['createWebhookEndpoint'], 201, Auth>;
+  /**
+   * `POST /sandbox/withdrawals`: Request a withdrawal from the wallet.
+   *
+   * Ability: any valid token. Success: 201. Documented errors: 401, 402, 422.
+   */
+  createWithdrawal: OperationHandler<operations['createWithdrawal'], 201, Auth>;
   /**
    * `POST /sandbox/workspaces`: Create a workspace with a token.
    *
@@ -119,6 +150,12 @@ export interface SandboxControlHandlers<Auth extends AuthResult = AuthResult> {
    */
   removePublicKey: OperationHandler<operations['removePublicKey'], 200, Auth>;
   /**
+   * `POST /sandbox/orders/{uuid}/resolution`: Act on an order awaiting the platform (the admin queue).
+   *
+   * Ability: any valid token. Success: 200. Documented errors: 401, 404, 409, 422.
+   */
+  resolveOrder: OperationHandler<operations['resolveOrder'], 200, Auth>;
+  /**
    * `DELETE /sandbox/tokens/{token_id}`: Revoke a token.
    *
    * Ability: any valid token. Success: 200. Documented errors: 401, 404, 422.
@@ -179,17 +216,35 @@ export interface SandboxControlHandlers<Auth extends AuthResult = AuthResult> {
    */
   simulateReversal: OperationHandler<operations['simulateReversal'], 201, Auth>;
   /**
+   * `POST /sandbox/cards/{uuid}/unmatched-transactions`: Simulate a network row whose purchase is not in the card's feed.
+   *
+   * Ability: any valid token. Success: 201. Documented errors: 401, 404, 409, 422.
+   */
+  simulateUnmatched: OperationHandler<operations['simulateUnmatched'], 201, Auth>;
+  /**
    * `PATCH /sandbox/card-products/{id}`: Choose how a product charges its issue fee.
    *
    * Ability: any valid token. Success: 200. Documented errors: 401, 404, 422.
    */
   updateCardProduct: OperationHandler<operations['updateCardProduct'], 200, Auth>;
   /**
+   * `PATCH /sandbox/wallet`: Freeze or unfreeze the wallet.
+   *
+   * Ability: any valid token. Success: 200. Documented errors: 401, 422.
+   */
+  updateWallet: OperationHandler<operations['updateWallet'], 200, Auth>;
+  /**
    * `PATCH /sandbox/webhook-endpoints/{endpoint_id}`: Change a webhook endpoint.
    *
    * Ability: any valid token. Success: 200. Documented errors: 401, 404, 422.
    */
   updateWebhookEndpoint: OperationHandler<operations['updateWebhookEndpoint'], 200, Auth>;
+  /**
+   * `PATCH /sandbox/withdrawals/{uuid}`: Complete, cancel or reject a held withdrawal.
+   *
+   * Ability: any valid token. Success: 200. Documented errors: 401, 404, 409, 422.
+   */
+  updateWithdrawal: OperationHandler<operations['updateWithdrawal'], 200, Auth>;
   /**
    * `PATCH /sandbox/workspace`: Freeze, reactivate or soft-delete the workspace.
    *

@@ -6,7 +6,7 @@
 import { ApiError, type AuthResult } from '@card-api/server';
 import type { Sandbox } from '../sandbox.js';
 import { domain, toApiError } from '../http/handlers.js';
-import { ABILITIES, type CardTransaction, type CreatedWebhookEndpoint, type OrderFailureReason, type WebhookEndpoint, type Workspace } from '../types.js';
+import { ABILITIES, type CardTransaction, type CreateCardBody, type CreatedWebhookEndpoint, type OrderFailureReason, type WebhookEndpoint, type Workspace } from '../types.js';
 import type { CreatedToken } from '../workspaces.js';
 import type { components } from './types.gen.js';
 import type { SandboxControlHandlers } from './handlers.gen.js';
@@ -207,12 +207,12 @@ export function controlHandlers(sandbox: Sandbox): SandboxControlHandlers<Contro
     failNextOrder: ({ auth, body }) => {
       const reason = body.failure_reason as OrderFailureReason;
       const target = body.card_uuid === undefined ? 'next-issue' : card(auth, body.card_uuid).uuid;
-      domain(() => sandbox.admin.failNextOrder(target, reason));
+      domain(() => sandbox.admin.failNextOrder(target, reason, body.attempts));
       return { status: 201, body: { data: { target, failure_reason: reason } } };
     },
 
     riskFreezeCard: ({ auth, params, body }) => {
-      domain(() => sandbox.risk.freeze(ws(auth), params.uuid, { origin: body.origin, reason: body.reason ?? null }));
+      domain(() => sandbox.risk.freeze(ws(auth), params.uuid, { origin: body.origin, reason: body.reason ?? null, ...(body.appeal_terminated !== undefined ? { appeal_terminated: body.appeal_terminated } : {}) }));
       return { data: card(auth, params.uuid) };
     },
 
@@ -225,6 +225,31 @@ export function controlHandlers(sandbox: Sandbox): SandboxControlHandlers<Contro
       domain(() => sandbox.admin.finishClose(uuid));
       return { data: card(auth, uuid) };
     },
+
+    resolveOrder: ({ auth, params, body }) => ({ data: domain(() => sandbox.admin.resolveOrder(ws(auth), params.uuid, body.action)) }),
+
+    createStaffCard: ({ auth, body, headers }) => ({
+      status: 202,
+      body: { data: domain(() => sandbox.cards.create(ws(auth), { ...body, cardholder_type: 'staff' } as CreateCardBody, headers['x-idempotency-key'])) },
+    }),
+
+    createWithdrawal: ({ auth, body }) => ({ status: 201, body: { data: domain(() => sandbox.admin.withdraw(ws(auth), body)) } }),
+
+    updateWithdrawal: ({ auth, params, body }) => ({ data: domain(() => sandbox.admin.settleWithdrawal(ws(auth), params.uuid, body.status)) }),
+
+    createSubscription: ({ auth, body }) => ({ status: 201, body: { data: domain(() => sandbox.admin.subscribe(ws(auth), body)) } }),
+
+    createLedgerAdjustment: ({ auth, body }) => ({ status: 201, body: { data: { txn_group_id: domain(() => sandbox.admin.adjust(ws(auth), body)) } } }),
+
+    createLedgerReversal: ({ auth, params, body }) => ({ status: 201, body: { data: { txn_group_id: domain(() => sandbox.admin.reverse(ws(auth), params.txn_group_id, body?.description)) } } }),
+
+    updateWallet: ({ auth, body }) =>
+      domain(() => {
+        sandbox.admin.setWalletFrozen(ws(auth), body);
+        return { data: sandbox.wallet.get(ws(auth)) };
+      }),
+
+    simulateUnmatched: ({ auth, params, body }) => ({ status: 201, body: transactionBody(domain(() => sandbox.simulate.unmatched(ws(auth), params.uuid, body))) }),
 
     getClock: () => ({ data: { now: sandbox.clock.now().toISOString() } }),
 

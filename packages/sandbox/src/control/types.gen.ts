@@ -107,7 +107,7 @@ export interface paths {
         put?: never;
         /**
          * Freeze a card as platform risk or the issuer
-         * @description No order; the card is `frozen` at once and `card.frozen` carries the origin. 409 unless the card is active.
+         * @description No order; the card is `frozen` at once and `card.frozen` carries the origin. 409 unless the card is active. Only the same actor lifts such a freeze (D27), so the card's `supports_unfreeze` is false while it lasts (D31).
          */
         post: operations["riskFreezeCard"];
         delete?: never;
@@ -133,6 +133,29 @@ export interface paths {
          * @description A confirmed-fraud ruling: `amount` (at most the card's available balance) moves off the card and `card.risk.penalty_applied` is pushed. As the contract says, it appears in no transaction feed: neither the card's transactions nor `GET /transactions` list it (D40); the event is its only trace.
          */
         post: operations["applyRiskPenalty"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/cards/{uuid}/unmatched-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The card's uuid. */
+                uuid: components["parameters"]["CardUuid"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a network row whose purchase is not in the card's feed
+         * @description One row with no earlier row of its purchase on the card (D49), and its event. `capture`: a charge posted without an authorization (a force post): `card_spend` from the card, or on a closed card a late charge taken from the wallet (`card_post_close_clawback`); its bill is of kind `other`. `refund`: a merchant refund of a purchase the feed does not hold, onto the card (`card_spend_refund`) or after closure into the wallet (`card_post_close_refund`); its bill is of kind `refund`. `chargeback_opened`: a dispute of such a purchase, resolved with `POST /sandbox/purchases/{supplier_txn_id}/chargeback-resolution`; its bill is of kind `chargeback`.
+         */
+        post: operations["simulateUnmatched"];
         delete?: never;
         options?: never;
         head?: never;
@@ -207,9 +230,75 @@ export interface paths {
         put?: never;
         /**
          * Make the next order fail
-         * @description The next order of `card_uuid` (or, without it, the next card-issue order accepted by the sandbox) ends `failed` with `failure_reason`; its hold is released and `order.failed` is pushed. The failure binds to the order when the order is accepted; a later call replaces an unused one.
+         * @description The next order of `card_uuid` (or, without it, the next card-issue order accepted by the sandbox) meets `failure_reason` at the supplier; the failure binds to the order when the order is accepted, and a later call replaces an unused one. A terminal reason ends the order `failed` at once: its hold is released (`held_release`; `held_release_admin` for `admin_refund_close`) and `order.failed` is pushed. A transient reason (`supplier5xx`, `timeout`, `network`, `signature`: "transient, auto-retried") fails `attempts` supplier attempts (default 3, the whole retry budget): the order stays `processing` and retries 60 s and 300 s later on the sandbox clock (`POST /sandbox/clock/advance` moves it), and after 3 failed attempts it waits in `awaiting_platform` for `POST /sandbox/orders/{uuid}/resolution`; an attempt after the failing ones completes it. `async_issue_failed` on an issue order moves it to `awaiting_platform` (the platform's asynchronous fallback), which then fails with that reason (D42).
          */
         post: operations["failNextOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/ledger-adjustments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post a reconciliation adjustment (admin only)
+         * @description An admin's manual reconciliation (D50): `credit` moves `amount` from the platform's reconciliation account into the wallet's available balance (or onto `card_uuid`), `debit` the other way (it may take the balance below zero). One balanced group of `card_reconcile_adjustment` rows.
+         */
+        post: operations["createLedgerAdjustment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/ledger-groups/{txn_group_id}/reversal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `txn_group_id` of the rows to reverse, as `GET /transactions` lists it. */
+                txn_group_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reverse a ledger group (admin only)
+         * @description An admin's correction (D50): one `reversal` group mirroring every row of the group (same accounts, opposite directions), so every balance it moved is back where it was; `reference_type` `LedgerGroup` and `reference_uuid` name the reversed group. A group is reversed once, and a reversal is not reversed (409).
+         */
+        post: operations["createLedgerReversal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/orders/{uuid}/resolution": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The order's uuid. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Act on an order awaiting the platform (the admin queue)
+         * @description The platform's admin queue on an order in `awaiting_platform` (D42): `retry` sends it to the supplier again, which now answers (the order goes back to `processing` and completes after the latency); `refund_close` ends it `failed` with `admin_refund_close`; `fail` ends it `failed` with the reason of its last supplier attempt (`supplier5xx`, `timeout`, `network` or `signature`). Both release its hold through the admin queue (`held_release_admin`) and push `order.failed`. 409 for an order in any other status.
+         */
+        post: operations["resolveOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -356,6 +445,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/staff-cards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a card to a staff member
+         * @description A staff member of the workspace issues a card for themselves in the dashboard (D48): the same issue order as `POST /cards` (hold, fees, `order.completed` with `card_uuid`, `card.issued.secrets`), and a card with `cardholder_type` `staff` in the staff member's own name. The public `POST /cards` issues `user` cards.
+         */
+        post: operations["createStaffCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take out a subscription
+         * @description The workspace subscribes to a product such as `ads_pro` (D46): `price` leaves the wallet for platform revenue (`subscription_charge`), and every card product whose `required_subscription_product_code` it is becomes `subscription_satisfied` and `available` in `GET /card-products`. 402 when the wallet cannot pay or is frozen; 409 when the workspace already subscribes.
+         */
+        post: operations["createSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandbox/tokens": {
         parameters: {
             query?: never;
@@ -396,6 +525,26 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/sandbox/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Freeze or unfreeze the wallet
+         * @description The platform freezes one currency of the workspace's wallet (D47): `GET /wallet` shows `frozen_at` and `frozen_reason`, and nothing leaves its available balance: `POST /cards`, top-ups, withdrawals and subscriptions answer `402 wallet.insufficient_balance`. Money still comes in (deposits, refunds, close refunds), cards keep spending their own balance, and the public API keeps answering (unlike a frozen workspace, `403 api.workspace_inactive`).
+         */
+        patch: operations["updateWallet"];
         trace?: never;
     };
     "/sandbox/webhook-deliveries": {
@@ -531,6 +680,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Request a withdrawal from the wallet
+         * @description The owner asks for money out of the wallet (D45): `amount` plus `fee` move from the available balance to held (`withdrawal_held`) until the withdrawal is completed, cancelled or rejected. 402 when the available balance cannot cover them or the wallet is frozen.
+         */
+        post: operations["createWithdrawal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/withdrawals/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The withdrawal's uuid. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Complete, cancel or reject a held withdrawal
+         * @description `completed`: paid out, held to the payout pool plus the fee to platform revenue (`withdrawal_completed`); `canceled`: the owner cancelled it (`withdrawal_canceled`); `rejected`: an admin rejected it (`withdrawal_rejected`); both put the held amount back in the available balance. 409 once it has ended.
+         */
+        patch: operations["updateWithdrawal"];
+        trace?: never;
+    };
     "/sandbox/workspace": {
         parameters: {
             query?: never;
@@ -582,6 +774,38 @@ export interface components {
          */
         Ability: "cards.read" | "cards.write" | "orders.read" | "wallet.read" | "transactions.read";
         /**
+         * @description The Order in the `202` body of a write, just accepted (`status` `pending`). Its required fields are the
+         *     ones every accepted order has; `related_card_uuid` (the card acted on, or the new card of an `issue_card`
+         *     order), the contract example's `related_card_id`, and `failure_reason` (always null here) may be absent,
+         *     so a client must not require them. Read the full Order with `GET /orders/{uuid}`.
+         */
+        AcceptedOrder: {
+            /** Format: date-time */
+            created_at: string;
+            currency: components["schemas"]["CurrencyCode"];
+            /** @description Null in a 202 (an accepted order has not failed); present for symmetry with the Order. */
+            failure_reason?: components["schemas"]["OrderFailureReason"] | null;
+            /** @description Amount held from the wallet for this order (amount plus fees; 0.00 when nothing is held). */
+            held_amount: components["schemas"]["DecimalString"];
+            /**
+             * @deprecated
+             * @description The name the contract's 202 example gives the related card (D8); the card's numeric id, as `card_id` of `card.issued.secrets`, or its uuid. Read `related_card_uuid`.
+             */
+            related_card_id?: number | string | null;
+            /**
+             * Format: uuid
+             * @description The card the write acts on; for an `issue_card` order, the new card (`pending_issue`).
+             */
+            related_card_uuid?: string | null;
+            status: components["schemas"]["OrderStatus"];
+            type: components["schemas"]["OrderType"];
+            /**
+             * Format: uuid
+             * @description Order identifier; poll it with `GET /orders/{uuid}`.
+             */
+            uuid: string;
+        };
+        /**
          * @description A non-negative money amount in a request, for example `"100.00"` or `"5"`; never a JSON number. At most 2
          *     decimals: the minor unit of every card currency (USD, EUR), so an amount the card cannot carry is refused
          *     by the schema instead of being rounded.
@@ -607,6 +831,19 @@ export interface components {
         BillingAddress: {
             city: string;
             /** @description 2-letter ISO 3166-1 alpha-2 country code. */
+            country: string;
+            line1: string;
+            line2?: string | null;
+            postal_code: string;
+            state?: string | null;
+        };
+        /**
+         * @description A billing address in a request (contract 2.4). Closed: an unknown field is refused, so that a typo such
+         *     as `postcode` is a 422 instead of a silently dropped line. Lengths are the usual AVS field limits.
+         */
+        BillingAddressInput: {
+            city: string;
+            /** @description 2-letter ISO 3166-1 alpha-2 country code, upper case. */
             country: string;
             line1: string;
             line2?: string | null;
@@ -650,11 +887,11 @@ export interface components {
             lifetime_refund_amount: components["schemas"]["DecimalString"];
             lifetime_spend_amount: components["schemas"]["DecimalString"];
             lifetime_topup_amount: components["schemas"]["DecimalString"];
-            /** @description Capability: whether the supplier reports this card's balance. */
+            /** @description Whether the card's balance can be queried now: its product allows it and the card is issued and not closed (`active`, `frozen`, `pending_close`). */
             supports_balance_query: boolean;
-            /** @description Capability of the card (its product and issuer), not of its current status - whether this card can be frozen at all. Whether a freeze applies now follows from `status`. */
+            /** @description Whether the workspace can freeze the card now - its product and issuer allow it and the card is `active`. Clients show or hide the action by it. */
             supports_freeze: boolean;
-            /** @description Capability: whether this card can be unfrozen at all (not whether it is frozen now). */
+            /** @description Whether the workspace can unfreeze the card now: its product allows it and the card is `frozen` by the workspace (a freeze by platform risk or the issuer is theirs to lift, D27). */
             supports_unfreeze: boolean;
             /** Format: date-time */
             updated_at: string | null;
@@ -713,6 +950,23 @@ export interface components {
                 /** Format: date-time */
                 now: string;
             };
+        };
+        /** @description The body of `POST /cards`. */
+        CreateCardRequest: {
+            /** @description Only for a product with `supports_custom_billing_address`; otherwise the product's `default_billing_address` is the card's AVS address and a given one is a 422. */
+            billing_address?: components["schemas"]["BillingAddressInput"];
+            /** @description A card product `id` from `GET /card-products`. */
+            card_product_id: number;
+            /** @description 1 to 50 characters, not only spaces. */
+            cardholder_first_name: string;
+            /** @description 1 to 50 characters, not only spaces. For a product without `supports_custom_holder_name`, both names must be the account holder's (D41). */
+            cardholder_last_name: string;
+            /** @description Decimal string; must meet the product's `min_initial_topup_amount`. */
+            initial_topup_amount: components["schemas"]["AmountInput"];
+            /** @description Free-form notes. */
+            notes?: string;
+            /** @description Purpose note. */
+            purpose?: string;
         };
         CreatedToken: {
             abilities: components["schemas"]["Ability"][];
@@ -816,10 +1070,30 @@ export interface components {
          */
         ErrorCode: "api.unauthenticated" | "api.workspace_inactive" | "api.ip_not_allowed" | "api.insufficient_ability" | "api.rate_limited" | "api.not_found" | "api.internal_error" | "wallet.insufficient_balance" | "card.not_found" | "order.not_found" | "card.state_conflict" | "idempotency.key_reused" | "validation.failed" | "card_product.unavailable";
         /**
+         * @description The `X-Idempotency-Key` of a write. Makes the write safe to retry: the same key within 24 hours returns the
+         *     same order, with no double charge, even after a failure (a failed order stays failed for its key; a retry
+         *     needs a new key). 1 to 255 visible ASCII characters; a UUID v4 is recommended. A key names one request of
+         *     the workspace: reusing it within 24 hours for a different request - another endpoint, another card or
+         *     another body - is a `409 idempotency.key_reused`.
+         * @example 5f0c6a1e-2b7d-4e8a-9c3f-1d2e3f4a5b6c
+         */
+        IdempotencyKey: string;
+        /**
          * @description How a product charges `card_issue_fixed` (D21).
          * @enum {string}
          */
         IssueFeeMode: "on_top" | "deducted";
+        /**
+         * @description The side of a ledger row.
+         * @enum {string}
+         */
+        LedgerDirection: "debit" | "credit";
+        LedgerGroupResponse: {
+            data: {
+                /** @description The group posted; `GET /transactions` lists its rows. */
+                txn_group_id: string;
+            };
+        };
         /** @description The merchant of a card transaction. */
         Merchant: components["schemas"]["MerchantSummary"] & {
             /** @description Stable id of the canonical merchant, when known. */
@@ -850,10 +1124,53 @@ export interface components {
          */
         NullableDecimalString: string | null;
         /**
+         * @description The asynchronous result of a write, as `GET /orders` and `GET /orders/{uuid}` return it. `failure_reason`
+         *     is null unless the order failed. `related_card_uuid` names the card the write acts on, the new card of an
+         *     `issue_card` order included (the card exists from acceptance, `pending_issue`, and ends `active` or
+         *     `issue_failed`). The contract's list of order-row fields does not name it, so a reader must not require
+         *     it; `order.completed` is where the matching chain (idempotency key, order `uuid`, `card_uuid`) is sure to
+         *     find the card.
+         */
+        Order: {
+            /** Format: date-time */
+            created_at: string;
+            currency: components["schemas"]["CurrencyCode"];
+            failure_reason: components["schemas"]["OrderFailureReason"] | null;
+            /** @description Amount held from the wallet for this order (amount plus fees; 0.00 when nothing is held). */
+            held_amount: components["schemas"]["DecimalString"];
+            /**
+             * @deprecated
+             * @description The contract's 202 example names a field `related_card_id` where the field list has `related_card_uuid` (D8). Every `*_id` of the contract is an integer (`card_id` of `card.issued.secrets`), so it is the card's numeric id there; a uuid is accepted too. Read `related_card_uuid`; the sandbox sends this only in a 202.
+             */
+            related_card_id?: number | string | null;
+            /**
+             * Format: uuid
+             * @description The related card: the card the write acts on, or the card an `issue_card` order issues. May be absent; null when no card is related.
+             */
+            related_card_uuid?: string | null;
+            status: components["schemas"]["OrderStatus"];
+            type: components["schemas"]["OrderType"];
+            /**
+             * Format: uuid
+             * @description Order identifier.
+             */
+            uuid: string;
+        };
+        /**
          * @description Why an order failed. `supplier5xx` and `business4xx` are spelled without an underscore before the digits.
          * @enum {string}
          */
         OrderFailureReason: "supplier5xx" | "timeout" | "network" | "signature" | "business4xx" | "not_found" | "preempted_by_risk" | "admin_refund_close" | "async_issue_failed";
+        /**
+         * @description The status of an order.
+         * @enum {string}
+         */
+        OrderStatus: "pending" | "processing" | "awaiting_platform" | "completed" | "failed";
+        /**
+         * @description The write an order carries out.
+         * @enum {string}
+         */
+        OrderType: "issue_card" | "topup_card" | "close_card" | "freeze" | "unfreeze";
         PartialAmountRequest: {
             /** @description Default everything that remains; at most that. */
             amount?: components["schemas"]["PositiveAmountInput"];
@@ -910,7 +1227,10 @@ export interface components {
             available: components["schemas"]["DecimalString"];
             balance: components["schemas"]["DecimalString"];
             currency: components["schemas"]["CurrencyCode"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the platform froze this wallet; null when it is not frozen. Nothing leaves a frozen wallet.
+             */
             frozen_at: string | null;
             frozen_reason: string | null;
             held_balance: components["schemas"]["DecimalString"];
@@ -953,6 +1273,19 @@ export interface components {
             /** @enum {string} */
             status: "active" | "disabled";
             url: string;
+        };
+        Withdrawal: {
+            amount: components["schemas"]["DecimalString"];
+            /** Format: date-time */
+            created_at: string;
+            currency: components["schemas"]["CurrencyCode"];
+            fee: components["schemas"]["DecimalString"];
+            /** @enum {string} */
+            status: "held" | "completed" | "canceled" | "rejected";
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            uuid: string;
         };
         Workspace: {
             base_currency: components["schemas"]["CurrencyCode"];
@@ -1192,6 +1525,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The ruling is final, no appeal is possible; the card's `appeal_terminated` becomes true (D51). Default false. */
+                    appeal_terminated?: boolean;
                     /** @enum {string} */
                     origin: "platform_risk" | "issuer";
                     reason?: string | null;
@@ -1254,6 +1589,56 @@ export interface operations {
                             penalty_amount: components["schemas"]["DecimalString"];
                         };
                     };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["StateConflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    simulateUnmatched: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The card's uuid. */
+                uuid: components["parameters"]["CardUuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "capture",
+                 *       "amount": "12.40",
+                 *       "merchant": {
+                 *         "raw_name": "STREAMING SVC",
+                 *         "mcc": "4899",
+                 *         "country": "US"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    amount: components["schemas"]["PositiveAmountInput"];
+                    merchant?: components["schemas"]["MerchantInput"];
+                    merchant_amount?: components["schemas"]["PositiveAmountInput"];
+                    merchant_currency?: components["schemas"]["CurrencyCode"];
+                    supplier_txn_id?: string;
+                    /** @enum {string} */
+                    type: "capture" | "refund" | "chargeback_opened";
+                };
+            };
+        };
+        responses: {
+            /** @description The new transaction row. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionResponse"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -1366,6 +1751,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description For a transient reason, how many supplier attempts fail (default 3, the retry budget). Ignored for the other reasons. */
+                    attempts?: number;
                     /** Format: uuid */
                     card_uuid?: string;
                     failure_reason: components["schemas"]["OrderFailureReason"];
@@ -1390,6 +1777,126 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    createLedgerAdjustment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "direction": "credit",
+                 *       "amount": "3.20",
+                 *       "description": "Supplier statement difference"
+                 *     }
+                 */
+                "application/json": {
+                    amount: components["schemas"]["PositiveAmountInput"];
+                    /** Format: uuid */
+                    card_uuid?: string;
+                    currency?: components["schemas"]["CurrencyCode"];
+                    description?: string;
+                    direction: components["schemas"]["LedgerDirection"];
+                };
+            };
+        };
+        responses: {
+            /** @description The group posted. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerGroupResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    createLedgerReversal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `txn_group_id` of the rows to reverse, as `GET /transactions` lists it. */
+                txn_group_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Adjustment posted twice"
+                 *     }
+                 */
+                "application/json": {
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The reversal group posted. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerGroupResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["StateConflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    resolveOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The order's uuid. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "refund_close"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    action: "retry" | "refund_close" | "fail";
+                };
+            };
+        };
+        responses: {
+            /** @description The order after the action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Order"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["StateConflict"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1643,6 +2150,109 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
         };
     };
+    createStaffCard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example 0b6f1c7e-staff-card-1 */
+                "X-Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "card_product_id": 2,
+                 *       "initial_topup_amount": "50.00",
+                 *       "cardholder_first_name": "Katherine",
+                 *       "cardholder_last_name": "Johnson"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateCardRequest"];
+            };
+        };
+        responses: {
+            /** @description The accepted issue order. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AcceptedOrder"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description The wallet cannot cover the hold, or it is frozen (`wallet.insufficient_balance`). */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["StateConflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    createSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "product_code": "ads_pro",
+                 *       "price": "49.00"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Default the workspace's base currency. */
+                    currency?: components["schemas"]["CurrencyCode"];
+                    /** @description Default 49.00. */
+                    price?: components["schemas"]["PositiveAmountInput"];
+                    product_code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The subscription. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            currency: components["schemas"]["CurrencyCode"];
+                            price: components["schemas"]["DecimalString"];
+                            product_code: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description The wallet cannot pay, or it is frozen (`wallet.insufficient_balance`). */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["StateConflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
     createToken: {
         parameters: {
             query?: never;
@@ -1715,6 +2325,45 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    updateWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "frozen": true,
+                 *       "reason": "Compliance review"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Default the workspace's base currency. */
+                    currency?: components["schemas"]["CurrencyCode"];
+                    frozen: boolean;
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The wallet after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Wallet"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1965,6 +2614,96 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
         };
     };
+    createWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "200.00",
+                 *       "fee": "1.50"
+                 *     }
+                 */
+                "application/json": {
+                    amount: components["schemas"]["PositiveAmountInput"];
+                    /** @description Default the workspace's base currency. */
+                    currency?: components["schemas"]["CurrencyCode"];
+                    /** @description The payout fee, earned by the platform when the withdrawal completes. Default 0. */
+                    fee?: components["schemas"]["AmountInput"];
+                };
+            };
+        };
+        responses: {
+            /** @description The withdrawal, held. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Withdrawal"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description The wallet cannot cover the withdrawal, or it is frozen (`wallet.insufficient_balance`). */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    updateWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The withdrawal's uuid. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "completed"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    status: "completed" | "canceled" | "rejected";
+                };
+            };
+        };
+        responses: {
+            /** @description The withdrawal after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Withdrawal"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["StateConflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
     getWorkspace: {
         parameters: {
             query?: never;
@@ -2066,6 +2805,13 @@ export interface operations {
 /** A token ability; each operation requires one (see `security`). */
 export type Ability = components['schemas']['Ability'];
 /**
+ * The Order in the `202` body of a write, just accepted (`status` `pending`). Its required fields are the
+ * ones every accepted order has; `related_card_uuid` (the card acted on, or the new card of an `issue_card`
+ * order), the contract example's `related_card_id`, and `failure_reason` (always null here) may be absent,
+ * so a client must not require them. Read the full Order with `GET /orders/{uuid}`.
+ */
+export type AcceptedOrder = components['schemas']['AcceptedOrder'];
+/**
  * A non-negative money amount in a request, for example `"100.00"` or `"5"`; never a JSON number. At most 2
  * decimals: the minor unit of every card currency (USD, EUR), so an amount the card cannot carry is refused
  * by the schema instead of being rounded.
@@ -2078,6 +2824,11 @@ export type AuthorizationRequest = components['schemas']['AuthorizationRequest']
  * `BillingAddressInput`.
  */
 export type BillingAddress = components['schemas']['BillingAddress'];
+/**
+ * A billing address in a request (contract 2.4). Closed: an unknown field is refused, so that a typo such
+ * as `postcode` is a 422 instead of a silently dropped line. Lengths are the usual AVS field limits.
+ */
+export type BillingAddressInput = components['schemas']['BillingAddressInput'];
 /** A card as a list row. */
 export type Card = components['schemas']['Card'];
 /** A card in detail - every list-row field plus balances, lifetime totals, the AVS address and capability flags. */
@@ -2094,6 +2845,8 @@ export type CardTransaction = components['schemas']['CardTransaction'];
 /** Who holds the card. */
 export type CardholderType = components['schemas']['CardholderType'];
 export type ClockResponse = components['schemas']['ClockResponse'];
+/** The body of `POST /cards`. */
+export type CreateCardRequest = components['schemas']['CreateCardRequest'];
 export type CreateTokenRequest = components['schemas']['CreateTokenRequest'];
 export type CreateWebhookEndpointRequest = components['schemas']['CreateWebhookEndpointRequest'];
 export type CreateWorkspaceRequest = components['schemas']['CreateWorkspaceRequest'];
@@ -2113,8 +2866,19 @@ export type DepositRequest = components['schemas']['DepositRequest'];
 export type Error = components['schemas']['Error'];
 /** A namespaced error code; the HTTP status gives the class, the code the cause. */
 export type ErrorCode = components['schemas']['ErrorCode'];
+/**
+ * The `X-Idempotency-Key` of a write. Makes the write safe to retry: the same key within 24 hours returns the
+ * same order, with no double charge, even after a failure (a failed order stays failed for its key; a retry
+ * needs a new key). 1 to 255 visible ASCII characters; a UUID v4 is recommended. A key names one request of
+ * the workspace: reusing it within 24 hours for a different request - another endpoint, another card or
+ * another body - is a `409 idempotency.key_reused`.
+ */
+export type IdempotencyKey = components['schemas']['IdempotencyKey'];
 /** How a product charges `card_issue_fixed` (D21). */
 export type IssueFeeMode = components['schemas']['IssueFeeMode'];
+/** The side of a ledger row. */
+export type LedgerDirection = components['schemas']['LedgerDirection'];
+export type LedgerGroupResponse = components['schemas']['LedgerGroupResponse'];
 /** The merchant of a card transaction. */
 export type Merchant = components['schemas']['Merchant'];
 /** The merchant; every field has a sandbox default. */
@@ -2123,8 +2887,21 @@ export type MerchantInput = components['schemas']['MerchantInput'];
 export type MerchantSummary = components['schemas']['MerchantSummary'];
 /** A decimal string as `DecimalString`, or null. */
 export type NullableDecimalString = components['schemas']['NullableDecimalString'];
+/**
+ * The asynchronous result of a write, as `GET /orders` and `GET /orders/{uuid}` return it. `failure_reason`
+ * is null unless the order failed. `related_card_uuid` names the card the write acts on, the new card of an
+ * `issue_card` order included (the card exists from acceptance, `pending_issue`, and ends `active` or
+ * `issue_failed`). The contract's list of order-row fields does not name it, so a reader must not require
+ * it; `order.completed` is where the matching chain (idempotency key, order `uuid`, `card_uuid`) is sure to
+ * find the card.
+ */
+export type Order = components['schemas']['Order'];
 /** Why an order failed. `supplier5xx` and `business4xx` are spelled without an underscore before the digits. */
 export type OrderFailureReason = components['schemas']['OrderFailureReason'];
+/** The status of an order. */
+export type OrderStatus = components['schemas']['OrderStatus'];
+/** The write an order carries out. */
+export type OrderType = components['schemas']['OrderType'];
 export type PartialAmountRequest = components['schemas']['PartialAmountRequest'];
 /** A money amount greater than zero with at most 2 decimals (D28), for example `"25.00"`; `"0"` and `"0.00"` are refused. */
 export type PositiveAmountInput = components['schemas']['PositiveAmountInput'];
@@ -2148,6 +2925,7 @@ export type Wallet = components['schemas']['Wallet'];
 export type WalletBalance = components['schemas']['WalletBalance'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
+export type Withdrawal = components['schemas']['Withdrawal'];
 export type Workspace = components['schemas']['Workspace'];
 /** Every value of {@link Ability}, in spec order. */
 export const AbilityValues = [
@@ -2228,7 +3006,7 @@ export const ErrorCodeValues = [
   'api.not_found',
   /** 5xx - unexpected failure; retry later, a write with the same idempotency key */
   'api.internal_error',
-  /** 402 - the wallet cannot cover the hold */
+  /** 402 - the wallet cannot cover the hold, or it is frozen */
   'wallet.insufficient_balance',
   /** 404 - card uuid unknown */
   'card.not_found',
@@ -2250,6 +3028,13 @@ export const IssueFeeModeValues = [
   /** Deducted from `initial_topup_amount`; the hold is the initial top-up and the card gets it less the fee (section 2.1) */
   'deducted',
   ] as const satisfies readonly IssueFeeMode[];
+/** Every value of {@link LedgerDirection}, in spec order. */
+export const LedgerDirectionValues = [
+  /** Outflow */
+  'debit',
+  /** Inflow */
+  'credit',
+  ] as const satisfies readonly LedgerDirection[];
 /** Every value of {@link OrderFailureReason}, in spec order. */
 export const OrderFailureReasonValues = [
   /** Supplier returned a 5xx (transient, auto-retried) */
@@ -2271,6 +3056,32 @@ export const OrderFailureReasonValues = [
   /** Asynchronous issuance failed */
   'async_issue_failed',
   ] as const satisfies readonly OrderFailureReason[];
+/** Every value of {@link OrderStatus}, in spec order. */
+export const OrderStatusValues = [
+  /** Created, not yet processing */
+  'pending',
+  /** Processing with the supplier */
+  'processing',
+  /** Awaiting platform intervention (admin retry or async fallback) */
+  'awaiting_platform',
+  /** Terminal, success */
+  'completed',
+  /** Terminal, failure */
+  'failed',
+  ] as const satisfies readonly OrderStatus[];
+/** Every value of {@link OrderType}, in spec order. */
+export const OrderTypeValues = [
+  /** POST /cards */
+  'issue_card',
+  /** POST /cards/{uuid}/topup */
+  'topup_card',
+  /** POST /cards/{uuid}/close */
+  'close_card',
+  /** POST /cards/{uuid}/freeze */
+  'freeze',
+  /** POST /cards/{uuid}/unfreeze */
+  'unfreeze',
+  ] as const satisfies readonly OrderType[];
 /** Every value of {@link TransactionStatus}, in spec order. */
 export const TransactionStatusValues = [
   /** Pending */
