@@ -372,4 +372,15 @@ ALTER TABLE workspaces ADD COLUMN holder_last_name TEXT NOT NULL DEFAULT 'Lovela
 ALTER TABLE card_products ADD COLUMN issue_fee_mode TEXT NOT NULL DEFAULT 'on_top' CHECK (issue_fee_mode IN ('on_top', 'deducted'));
 `,
   },
+  {
+    // Numbered 9, not 8: issue 33's branch adds its own version 8 at the same time.
+    version: 9,
+    name: 'delivery claims that lapse, for replicas on one database',
+    sql: `
+-- Real time (epoch ms) at which a 'sending' row's claim lapses: on a database shared by several sandbox processes
+-- (PostgreSQL replicas), a row still 'sending' past it was claimed by a process that died mid-attempt, and another
+-- one sends it again. NULL for rows claimed before this column existed.
+ALTER TABLE webhook_deliveries ADD COLUMN claim_expires_at_ms INTEGER;
+`,
+  },
 ];

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../packages/sandbox/src/store/index.js';
 import { migrations } from '../../packages/sandbox/src/migrations.js';
+import { tableColumns, tableNames } from '../../packages/sandbox/src/test-support.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 let server: TestPostgres;
@@ -22,16 +23,14 @@ describe('the PostgreSQL store', () => {
     const pg = openStore(url, migrations);
     const sqlite = openStore(':memory:', migrations);
     try {
-      const tables = sqlite.pluck<[], string>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all();
+      const tables = tableNames(sqlite).filter((name) => !name.startsWith('sqlite_'));
       expect(tables.length).toBeGreaterThan(10);
+      // The engine's own bookkeeping (schema version, generation counter) besides the sandbox's tables.
+      expect(tableNames(pg).filter((name) => !name.startsWith('card_api_'))).toEqual(tables);
       for (const table of tables) {
-        const sqliteColumns = sqlite.pluck<[], string>(`SELECT name FROM pragma_table_info('${table}') ORDER BY cid`).all();
-        const pgColumns = pg
-          .pluck<[string], string>(`SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position`)
-          .all(table)
-          // SQLite's implicit rowid, made explicit where the domain orders by it.
-          .filter((c) => c !== 'rowid');
-        expect(pgColumns, table).toEqual(sqliteColumns);
+        // SQLite's implicit rowid, made explicit where the domain orders by it.
+        const pgColumns = tableColumns(pg, table).filter((c) => c !== 'rowid');
+        expect(pgColumns, table).toEqual(tableColumns(sqlite, table));
       }
     } finally {
       pg.close();
