@@ -39,11 +39,16 @@ let receiverUrl: string;
 const received: number[] = [];
 const replicas: Replica[] = [];
 
-/** Starts `gen-card-api sandbox` on the shared database; resolves once it printed its token. */
-async function startReplica(extra: string[] = []): Promise<Replica> {
+/**
+ * Starts `gen-card-api sandbox` on the shared database, named by `--db` or (`viaEnv`) by CARD_API_SANDBOX_DB as a
+ * `postgresql://` URL; resolves once it printed its token.
+ */
+async function startReplica(viaEnv = false): Promise<Replica> {
   const port = await freePort();
-  const child = spawn(process.execPath, [GEN, 'sandbox', '--db', db, '--port', String(port), '--latency', String(LATENCY_MS), '--rate-limit', '0', '--ip-rate-limit', '0', '--webhook-url', receiverUrl, ...extra], {
-    env: ENV,
+  const dbArgs = viaEnv ? [] : ['--db', db];
+  const env = viaEnv ? { ...ENV, CARD_API_SANDBOX_DB: db.replace(/^postgres:/, 'postgresql:') } : ENV;
+  const child = spawn(process.execPath, [GEN, 'sandbox', ...dbArgs, '--port', String(port), '--latency', String(LATENCY_MS), '--rate-limit', '0', '--ip-rate-limit', '0', '--webhook-url', receiverUrl], {
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -115,7 +120,8 @@ afterAll(async () => {
 
 describe('two replicas on one PostgreSQL', { timeout: 240_000 }, () => {
   it('are one sandbox: one token, shared cards, one order per idempotency key, shared clock, balanced ledger, one delivery per event', async () => {
-    const [a, b] = await Promise.all([startReplica(), startReplica()]);
+    // Started at once on an empty database: both migrate it, under the migration lock, and seed it.
+    const [a, b] = await Promise.all([startReplica(), startReplica(true)]);
     // One default workspace and token, one webhook endpoint and secret, created once between them.
     expect(b!.token).toBe(a!.token);
     expect(b!.secret).toBe(a!.secret);
@@ -186,5 +192,19 @@ describe('two replicas on one PostgreSQL', { timeout: 240_000 }, () => {
     const deliveries = await deliveriesSettled(b);
     expect(deliveries.every((d) => d.status === 'succeeded')).toBe(true);
     expect(new Set(received)).toEqual(new Set(deliveries.map((d) => d.event_id)));
+  });
+
+  it('refuses a database it cannot reach: exit 2, the URL shown without its password', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [GEN, 'sandbox', '--port', '0', '--db', `postgres://someone:hunter2secret@127.0.0.1:${port}/nothing`], { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(`--db postgres://someone:***@127.0.0.1:${port}/nothing: PostgreSQL cannot use it (ECONNREFUSED`);
+    expect(stderr).not.toContain('hunter2secret');
   });
 });

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../packages/sandbox/src/store/index.js';
+import { toPostgresMigration, toPostgresStatement, writtenTable } from '../../packages/sandbox/src/store/postgres-sql.js';
 import { migrations } from '../../packages/sandbox/src/migrations.js';
 import { tableColumns, tableNames } from '../../packages/sandbox/src/test-support.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -52,5 +53,33 @@ describe('the PostgreSQL store', () => {
     } finally {
       pg.close();
     }
+  });
+});
+
+describe('the SQLite dialect, translated at the seam', () => {
+  it('numbers placeholders, never inside quotes', () => {
+    expect(toPostgresStatement(`SELECT * FROM t WHERE a = ? AND b = '?' AND c = ?`)).toBe(`SELECT * FROM t WHERE a = $1 AND b = '?' AND c = $2`);
+  });
+
+  it('turns INSERT OR IGNORE into ON CONFLICT DO NOTHING, before RETURNING', () => {
+    expect(toPostgresStatement('INSERT OR IGNORE INTO t (a) VALUES (?)')).toBe('INSERT INTO t (a) VALUES ($1) ON CONFLICT DO NOTHING');
+    expect(toPostgresStatement('INSERT OR IGNORE INTO t (a) VALUES (?) RETURNING a')).toBe('INSERT INTO t (a) VALUES ($1) ON CONFLICT DO NOTHING RETURNING a');
+  });
+
+  it('reads a JSON array of ids, types a bare parameter tested for NULL, and names a subquery', () => {
+    expect(toPostgresStatement('UPDATE t SET a = 1 WHERE id IN (SELECT value FROM json_each(?))')).toBe(
+      'UPDATE t SET a = 1 WHERE id IN (SELECT CAST(j.value AS BIGINT) FROM jsonb_array_elements_text(CAST($1 AS JSONB)) AS j(value))',
+    );
+    expect(toPostgresStatement('SELECT 1 HAVING (? IS NULL OR x >= ?)')).toBe('SELECT 1 HAVING (CAST($1 AS TEXT) IS NULL OR x >= $2)');
+    expect(toPostgresStatement('SELECT COUNT(*) AS n FROM (SELECT a FROM t WHERE b = ?)')).toBe('SELECT COUNT(*) AS n FROM (SELECT a FROM t WHERE b = $1) AS card_api_sub1');
+    expect(toPostgresStatement('SELECT n FROM (SELECT a AS n FROM t) AS named')).toBe('SELECT n FROM (SELECT a AS n FROM t) AS named');
+  });
+
+  it('knows which table a statement writes', () => {
+    expect(['INSERT OR IGNORE INTO accounts (a) VALUES (1)', 'UPDATE cards SET a = 1', 'DELETE FROM orders', 'SELECT * FROM cards'].map(writtenTable)).toEqual(['accounts', 'cards', 'orders', null]);
+  });
+
+  it('refuses a migration with a trigger it does not know rather than apply half of it', () => {
+    expect(() => toPostgresMigration('CREATE TRIGGER other AFTER INSERT ON t BEGIN SELECT 1; END;')).toThrow(/trigger/);
   });
 });
