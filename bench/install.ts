@@ -95,7 +95,7 @@ function main(): void {
 
   if (process.env['BENCH_SANDBOX'] === '1') {
     const sandbox = ['sandbox', 'server', 'types', 'webhooks'].map((n) => tarballs.get(`card-api-${n}`)!);
-    const result = installInto('sandbox', sandbox, { allowScripts: { 'better-sqlite3': true } });
+    const result = installInto('sandbox', sandbox);
     console.log(`  the separate sandbox (@card-api/sandbox and its @card-api/* tarballs): ${mb(result.bytes)}, ${result.packages} packages, ${(result.ms / 1000).toFixed(1)} s, native: ${result.native.join(', ') || 'none'}`);
   }
   cold(oursDir, peerDir);

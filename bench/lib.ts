@@ -3,7 +3,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 import type autocannon from 'autocannon';
 
 export async function sample(fn: () => Promise<unknown> | unknown, runs: number, warmup = 1): Promise<number[]> {
@@ -203,9 +203,9 @@ export function benchRequests(kind: BenchKind, cardUuid: string, apiRoot = '/api
  * A worker thread that runs `moduleUrl` (the caller's own file, `import.meta.url`) from its TypeScript source: on
  * Node 20 a worker does not inherit the `--import tsx` hooks for its entry, so it registers tsx, then loads the file.
  */
-export function tsxWorker(moduleUrl: string, options: Omit<WorkerOptions, 'eval'> = {}): Worker {
+export function tsxWorker(moduleUrl: string): Worker {
   const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(moduleUrl)}); })`;
-  return new Worker(boot, { ...options, eval: true });
+  return new Worker(boot, { eval: true });
 }
 
 /**

@@ -4,9 +4,8 @@
  * generated plugin, authentication, the rate counters and the storage work of the sandbox itself), and Prism's mock
  * server of the same document (`prism mock spec/openapi.yaml`, the stateless stand-in a team would otherwise run;
  * GET and POST only: it has no control API for the mixed case).
- * The sandbox runs once per SQLite driver given in `BENCH_DRIVERS` (comma-separated; default `node:sqlite`), each
- * in its own worker thread, so that the drivers are compared in the same run too (`better-sqlite3` loads from
- * `CARD_API_BETTER_SQLITE3`, a build for the running Node, when set).
+ * Before the sandbox moved to node:sqlite (issue 30) this bench ran one sandbox per SQLite driver side by side; the
+ * figures of that run are in docs/decisions.md (P3).
  *
  * - `GET /cards/{uuid}`: one card read.
  * - `POST /cards` with a fresh `X-Idempotency-Key` per request (autocannon `setupRequest`): every request is
@@ -43,7 +42,7 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const LEVELS = process.env.BENCH_CONNECTIONS ? [Number(process.env.BENCH_CONNECTIONS)] : [10, 100];
 const DELIVERY_EVENTS = Number(process.env.BENCH_DELIVERY_EVENTS ?? 200);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
-const DRIVERS = (process.env.BENCH_DRIVERS ?? 'node:sqlite').split(',').map((d) => d.trim()).filter((d) => d !== '');
+const DRIVERS = ['node:sqlite'];
 const ROOT = path.resolve(import.meta.dirname, '..');
 
 interface Targets {
@@ -57,7 +56,7 @@ interface Targets {
 type Command = { type: 'close' } | { type: 'open-orders' } | { type: 'deliveries'; healthyUrl: string; hangingUrl: string | null; count: number };
 
 
-/** Worker side: the sandbox (in memory) on the driver the worker's environment names, and the bare Fastify app, both on 127.0.0.1. */
+/** Worker side: the sandbox (in memory) and the bare Fastify app, both on 127.0.0.1. */
 async function serve(): Promise<void> {
   const { ABILITIES, createSandbox, startSandbox } = await import('../packages/sandbox/src/index.js');
   const running = await startSandbox({ port: 0, host: '127.0.0.1', rateLimit: 0, ipRateLimit: 0, sandboxOptions: { onError: () => undefined } });
@@ -202,7 +201,7 @@ async function deliveries(worker: Worker, withHanging: boolean): Promise<{ event
 async function startSandboxes(): Promise<Array<{ driver: string; worker: Worker; targets: Targets }>> {
   const started = [];
   for (const driver of DRIVERS) {
-    const worker = tsxWorker(import.meta.url, { env: { ...process.env, CARD_API_SANDBOX_DRIVER: driver } });
+    const worker = tsxWorker(import.meta.url);
     const [targets] = (await once(worker, 'message')) as [Targets];
     started.push({ driver, worker, targets });
   }

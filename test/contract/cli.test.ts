@@ -172,19 +172,11 @@ describe('gen-card-api sandbox', () => {
     expect(result.stderr.trimEnd().split('\n')).toEqual(['gen-card-api sandbox: --port must be an integer from 0 to 65535, got "many"', "run 'gen-card-api sandbox --help' for usage"]);
   });
 
-  it('a native SQLite module that cannot load: exit 2 with the cause and the fix, nothing listening', async () => {
-    // What a machine without a usable better-sqlite3 binary sees: dlopen of the addon fails.
-    const preload = `data:text/javascript,process.dlopen = () => { const e = new Error('better_sqlite3.node: invalid ELF header'); e.code = 'ERR_DLOPEN_FAILED'; throw e; };`;
-    const proc = spawn(process.execPath, ['--import', preload, BIN, 'sandbox', '--port', '0'], { cwd: ROOT, stdio: 'pipe' });
-    child = proc;
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const [code] = (await once(proc, 'exit')) as [number | null];
+  it('a --db file SQLite cannot open: exit 2 with the path and the reason, nothing listening', async () => {
+    const missing = path.join(ROOT, 'no-such-folder-for-the-sandbox', 'state.db');
+    const { code, stdout, stderr } = await exitOf(['--port', '0', '--db', missing]);
     expect(code).toBe(2);
     expect(stdout).toBe('');
-    expect(stderr).toContain('the native SQLite module (better-sqlite3) cannot load on this machine: better_sqlite3.node: invalid ELF header');
-    expect(stderr).toContain('npm rebuild better-sqlite3');
+    expect(stderr).toContain(`--db ${missing}: SQLite cannot use it (unable to open database file`);
   });
 });

@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// The registry test (`make test-registry`): slow (it installs from a real registry and builds better-sqlite3),
+// The registry test (`make test-registry`): slow (it installs from a real registry),
 // so it runs on its own, after `make build`, and never in parallel with itself.
 export default defineConfig({
   test: {

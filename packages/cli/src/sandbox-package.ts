@@ -1,5 +1,5 @@
 /**
- * The sandbox is its own package (@card-api/sandbox: Fastify, SQLite through the native better-sqlite3), so that
+ * The sandbox is its own package (@card-api/sandbox: Fastify, SQLite through `node:sqlite`), so that
  * generating code installs neither (docs/decisions.md, "Packaging"). Commands that run a sandbox load it here:
  * installed next to gen-card-api, or in the project of the working directory (`npx gen-card-api` runs from npm's
  * cache, where a project's own node_modules is not on the resolution path). Missing, it is named in one line.
@@ -12,7 +12,7 @@ export const SANDBOX_PACKAGE = '@card-api/sandbox';
 
 /** The one line a command prints (after its name) when the sandbox package is not installed (exit 2). */
 export function sandboxMissingMessage(): string {
-  return `needs ${SANDBOX_PACKAGE}, installed on its own so that generating code never brings a server or a native module: run \`npm install -D ${SANDBOX_PACKAGE}\`, or \`npx ${SANDBOX_PACKAGE}\``;
+  return `needs ${SANDBOX_PACKAGE}, installed on its own so that generating code never brings a server or a database: run \`npm install -D ${SANDBOX_PACKAGE}\`, or \`npx ${SANDBOX_PACKAGE}\``;
 }
 
 /** Thrown when neither gen-card-api's own resolution nor the working directory's project finds the package. */
@@ -27,7 +27,7 @@ function isMissing(error: unknown, specifier: string): boolean {
 
 /**
  * Imports `@card-api/sandbox` or one of its subpaths (`/cli`). `from` is where a project's own install is looked
- * for (default: the working directory). Errors other than "not installed" (a native module that cannot load, say)
+ * for (default: the working directory). Errors other than "not installed" (a sandbox that cannot load, say)
  * propagate with their cause.
  */
 export async function importSandbox<T>(subpath: '' | '/cli', from: string = process.cwd()): Promise<T> {

@@ -582,7 +582,7 @@ describe('card read', () => {
   });
 });
 
-describe('order and card rows read in raw mode', () => {
+describe('order and card rows read as arrays', () => {
   /** The columns a table has, from SQLite itself (so a column added by a later migration shows up here). */
   const columnsOf = (sandbox: Sandbox, table: string): string[] => tableColumns(sandbox.db, table);
   /** The bare minimum of a context these two loaders use. */

@@ -82,7 +82,7 @@ function perRowCount(build: (n: number) => string): (n: number) => string {
 
 const repeat = (n: number, text: string, separator: string): string => Array.from({ length: n }, () => text).join(separator);
 
-/** One account's balance (its own SQL text, used in pluck mode only; see `post` and `accountBalance`). */
+/** One account's balance (read with `pluck`; see `post` and `accountBalance`). */
 const BALANCE = 'SELECT balance AS posting_balance FROM accounts WHERE workspace_id = ? AND currency = ? AND code = ? AND card_uuid = ?';
 
 const INSERT_ENTRIES = perRowCount(

@@ -90,12 +90,12 @@ export function toAcceptedOrder(ctx: Context, row: OrderRow): AcceptedOrder {
   return { ...toOrder(row), related_card_uuid: row.card_uuid, related_card_id: cardId ?? null };
 }
 
-/** A card's numeric id (its own SQL text: the statement is switched to pluck mode). */
+/** A card's numeric id. */
 const CARD_ID_BY_UUID = 'SELECT id AS card_id FROM cards WHERE uuid = ?';
 
 /*
- * Orders and cards are read in raw mode and turned into objects here, one literal each: better-sqlite3 builds an
- * object row through one V8 API call per column, several times slower than an array for rows this wide, and these
+ * Orders and cards are read as arrays and turned into objects here, one literal each: the driver builds an object
+ * row several times slower than an array for rows this wide (see CARD_DETAIL_COLUMNS in cards.ts), and these
  * two reads run in every order step and every simulated card event. The column lists name exactly the fields of
  * `OrderRow` and `CardRow`, in the order of the builders (a test reads each both ways and compares).
  */
@@ -160,10 +160,7 @@ function cardFromRaw(r: Raw): CardRow {
   };
 }
 
-/**
- * A raw-mode statement of its own: the SQL text is used nowhere else, so switching the cached statement to raw
- * mode changes no other caller (see `cacheStatements` in db.ts).
- */
+/** A statement whose rows are arrays in column order. */
 function rawRead(ctx: Context, sql: string): Statement<unknown[], Raw> {
   return ctx.db.arrays<unknown[], Raw>(sql);
 }

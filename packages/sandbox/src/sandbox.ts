@@ -95,7 +95,7 @@ export interface SeededWorkspace {
   tokenId: number;
 }
 
-/** A running sandbox. Every service is synchronous (better-sqlite3); every write is one transaction. */
+/** A running sandbox. Every service is synchronous (the storage seam is, see store/store.ts); every write is one transaction. */
 export interface Sandbox {
   readonly auth: AuthService;
   readonly admin: SandboxAdmin;

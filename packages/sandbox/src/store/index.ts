@@ -4,7 +4,6 @@
  */
 import { openSqliteStore } from './sqlite.js';
 import { nodeSqliteDriver } from './node-sqlite.js';
-import { betterSqlite3Driver } from './better-sqlite3.js';
 import { isPostgresUrl, openPostgresStore, PostgresError } from './postgres.js';
 import type { Migration, Store } from './store.js';
 
@@ -18,8 +17,7 @@ export { isPostgresUrl, redactPostgresUrl } from './postgres.js';
  * `postgres://` / `postgresql://` URL (PostgreSQL, shared by several sandbox processes: postgres.ts).
  */
 export function openStore(path: string, migrations: readonly Migration[]): Store {
-  const driver = process.env.CARD_API_SANDBOX_DRIVER === 'better-sqlite3' ? betterSqlite3Driver : nodeSqliteDriver;
-  const store = isPostgresUrl(path) ? openPostgresStore(path) : openSqliteStore(path, driver);
+  const store = isPostgresUrl(path) ? openPostgresStore(path) : openSqliteStore(path, nodeSqliteDriver);
   try {
     store.migrate(migrations);
   } catch (error) {
@@ -29,20 +27,17 @@ export function openStore(path: string, migrations: readonly Migration[]): Store
   return store;
 }
 
-/** SQLite's primary result code of a driver error (node:sqlite: `errcode`; better-sqlite3: `code` as `SQLITE_*`). */
-function sqliteCode(error: unknown): number | string | undefined {
-  const e = error as { errcode?: unknown; code?: unknown } | null;
-  if (typeof e?.errcode === 'number') return e.errcode & 0xff;
-  if (typeof e?.code === 'string' && e.code.startsWith('SQLITE_')) return e.code;
-  return undefined;
+/** SQLite's primary result code of a node:sqlite error (`errcode` holds the extended code). */
+function sqliteCode(error: unknown): number | undefined {
+  const e = error as { code?: unknown; errcode?: unknown } | null;
+  return e?.code === 'ERR_SQLITE_ERROR' && typeof e.errcode === 'number' ? e.errcode & 0xff : undefined;
 }
 
-/** A write refused because the database cannot grow (the in-memory ceiling, a full disk). */
+/** SQLITE_FULL: a write refused because the database cannot grow (the in-memory ceiling, a full disk). */
 export function isStorageFull(error: unknown): boolean {
   // PostgreSQL: disk_full, out_of_memory.
   if (error instanceof PostgresError) return error.code === '53100' || error.code === '53200';
-  const code = sqliteCode(error);
-  return code === 13 || code === 'SQLITE_FULL';
+  return sqliteCode(error) === 13;
 }
 
 /** The reason to print when the database cannot be opened or used, or null when `error` is not the engine's. */

@@ -31,7 +31,9 @@ function loadNodeSqlite(): NodeSqlite {
     return (emit as (...args: unknown[]) => void).call(process, warning, ...rest);
   } as typeof process.emitWarning;
   try {
-    return process.getBuiltinModule('node:sqlite') as NodeSqlite;
+    const sqlite = process.getBuiltinModule?.('node:sqlite') as NodeSqlite | undefined;
+    if (sqlite === undefined) throw new Error(`the sandbox stores its state with node:sqlite, which needs Node.js 22.13 or later (this is ${process.version})`);
+    return sqlite;
   } finally {
     process.emitWarning = emit;
   }
