@@ -12,6 +12,10 @@
  * (`BENCH_DURATION_S`). On a machine with few CPUs two replicas share them with PostgreSQL and autocannon: the
  * `pg x2` figure shows what a second replica costs there, not what a second machine would add.
  *
+ * First, one statement through the storage seam (a card product by id, the synchronous `get` the domain code
+ * calls) on each engine, in interleaved rounds (bench/lib.ts): what the worker-thread bridge over `pg` costs per
+ * statement against node:sqlite in process.
+ *
  * Run: npm run bench -- sandbox-postgres
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -22,7 +26,9 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { freePort } from '../test/helpers/processes.js';
-import { benchRequests, median, type BenchKind } from './lib.js';
+import { openStore } from '../packages/sandbox/src/store/index.js';
+import { migrations } from '../packages/sandbox/src/migrations.js';
+import { benchRequests, interleaved, median, pairedRatio, type BenchKind } from './lib.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -111,6 +117,22 @@ async function main(): Promise<void> {
       ['pg x1', one, await prepare(one[0]!)],
       ['pg x2', two, await prepare(two[0]!)],
     ];
+    // One statement through the seam, each engine.
+    const sqliteStore = openStore(path.join(dir, 'statement.db'), migrations);
+    const pgStore = openStore(await server.createDatabase('bench_statement'), migrations);
+    const byId = 'SELECT id, code, card_issue_fixed FROM card_products WHERE id = ?';
+    const { wall } = await interleaved(
+      [
+        ['node:sqlite', () => sqliteStore.prepare(byId).get(1)],
+        ['postgres', () => pgStore.prepare(byId).get(1)],
+      ],
+      { rounds: 5, batchMs: 300 },
+    );
+    sqliteStore.close();
+    pgStore.close();
+    const perStatement = pairedRatio(wall.get('postgres')!, wall.get('node:sqlite')!);
+    console.log(`one statement (get by key): node:sqlite ${median(wall.get('node:sqlite')!).toFixed(1)} µs, postgres ${median(wall.get('postgres')!).toFixed(1)} µs (${perStatement.text})`);
+
     console.log(`sandbox on SQLite vs PostgreSQL: ${CONNECTIONS} connections, ${DURATION_S} s per case, ${ROUNDS} rounds (order rotated)`);
     for (const kind of ['get', 'post'] as const) {
       const rounds = new Map<string, Measure[]>(setups.map(([name]) => [name, []]));
