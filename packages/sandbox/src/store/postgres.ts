@@ -15,8 +15,8 @@
  *   a balance check, a claim of due work) cannot interleave with another replica's write. A write statement outside
  *   any transaction runs as a write transaction of its own, for the same reason;
  * - every write transaction bumps a counter row (`card_api_generation`) in the same round trip as its COMMIT;
- *   `externalVersion` reads it, at most once per turn of the event loop (a request is one synchronous run), so that
- *   caches keyed on it see other replicas' commits;
+ *   `externalVersion` reads it, at most once per turn of the event loop, so that caches keyed on it see other
+ *   replicas' commits;
  * - `watch` reports a write to a watched table from the statement itself (its target table and its row count):
  *   PostgreSQL's triggers cannot call into the process;
  * - `migrate` holds a session-level advisory lock while it reads and advances the schema version, so two replicas
@@ -273,8 +273,11 @@ class PostgresStore implements Store {
     if (this.#version === undefined) {
       const row = this.#connection.query('SELECT value FROM card_api_generation WHERE id = 1', [], { rowMode: 'array' }).rows[0] as [number] | undefined;
       this.#version = row?.[0] ?? 0;
-      // Read once per synchronous run (a request, a timer's slice), and again after this store's own commits.
-      queueMicrotask(() => (this.#version = undefined));
+      // Read once per turn of the event loop (and again after this store's own commits): what other replicas
+      // committed before a request arrived is seen by it. A request that follows such a commit (its client saw the
+      // commit's answer) arrives after it; the read is made after every request of this turn had arrived (they came
+      // in one batch from the poll), so it sees that commit. A microtask would read it at each await of a handler.
+      setImmediate(() => (this.#version = undefined));
     }
     return this.#version;
   }
