@@ -45,8 +45,7 @@ async function cycle(bin: string, plan: Cycle, dir: string, index: number): Prom
   };
   try {
     const deadline = Date.now() + START_BOUND_MS;
-    let ready = false;
-    while (!ready) {
+    for (;;) {
       if (exit !== undefined) return judge(exit[0], exit[1], 'before it was ready');
       if (Date.now() > deadline) return { kind: 'failed', detail: `not ready within ${START_BOUND_MS / 1000} s: ${lastLines(stderr)}` };
       const base = /^CARD_API_BASE_URL=(.+)$/m.exec(stdout)?.[1];
@@ -56,7 +55,6 @@ async function cycle(bin: string, plan: Cycle, dir: string, index: number): Prom
         if (ping !== undefined) {
           await ping.arrayBuffer();
           if (ping.status !== 200) return { kind: 'failed', detail: `GET /ping answered ${ping.status}` };
-          ready = true;
           break;
         }
       }
@@ -112,7 +110,8 @@ async function main(): Promise<number> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`${count} start/stop cycles of ${path.relative(ROOT, bin) || bin} on Node ${process.version}: ${counts.clean} clean, ${counts.abort} aborts, ${counts.failed} other failures`);
+  const shown = bin.startsWith(ROOT + path.sep) ? path.relative(ROOT, bin) : bin;
+  console.log(`${count} start/stop cycles of ${shown} on Node ${process.version}: ${counts.clean} clean, ${counts.abort} aborts, ${counts.failed} other failures`);
   return counts.clean === count ? 0 : 1;
 }
 

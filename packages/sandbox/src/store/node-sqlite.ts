@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import type { Statement } from './store.js';
 import type { SqliteConnection, SqliteDriver } from './sqlite.js';
 
@@ -71,9 +73,25 @@ function connect(path: string): SqliteConnection {
   };
 }
 
+let memoryDatabases = 0;
+
+/**
+ * A `memdb` file opened by URI. Its name starts with a slash, which SQLite's memdb VFS reads as shared within the
+ * process, so it is unique (pid, counter, random): no other connection opens it, and it is freed when this one closes.
+ * An early Node 22 (22.13.0; 22.23.3 does open them) opens no URI: the same string is then a relative path under a
+ * folder `file:` that does not exist, the open fails without creating anything, and the database is a plain
+ * `:memory:` one (without the bounded page cache, see `openSqliteStore`).
+ */
+function openMemory(): SqliteConnection {
+  if (!existsSync('file:')) {
+    try {
+      return connect(`file:/card-api-sandbox-${process.pid}-${++memoryDatabases}-${randomUUID()}?vfs=memdb`);
+    } catch {
+      // No URI filenames on this Node: below.
+    }
+  }
+  return connect(':memory:');
+}
+
 /** SQLite through Node's built-in `node:sqlite` (Node 22.13+): no native module to build or download. */
-export const nodeSqliteDriver: SqliteDriver = {
-  openFile: connect,
-  // A name without a leading slash: a memdb file private to this connection.
-  openMemory: () => connect('file:card-api-sandbox?vfs=memdb'),
-};
+export const nodeSqliteDriver: SqliteDriver = { openFile: connect, openMemory };

@@ -48,7 +48,7 @@ export interface SqliteDriver {
  * `memdb` file is a byte buffer behind a bounded page cache, so a commit costs the same at any size. The price is
  * SQLite's ceiling of {@link MEMORY_DATABASE_LIMIT_BYTES} for such a file (about 300,000 issued cards); past it
  * writes fail with `SQLITE_FULL`, which the API reports as a 503 that names `--db`, since a file database has no
- * such ceiling.
+ * such ceiling. (An early Node 22, such as 22.13.0, cannot open a `memdb` file: there it is a plain `:memory:` database.)
  *
  * Statements are cached per SQL text and row form: every service keeps writing `ctx.db.prepare('...').get(...)`
  * at the point of use and gets the statement compiled the first time (SQLite's prepare was the top entry of the
