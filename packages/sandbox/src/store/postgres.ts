@@ -15,8 +15,8 @@
  *   a balance check, a claim of due work) cannot interleave with another replica's write. A write statement outside
  *   any transaction runs as a write transaction of its own, for the same reason;
  * - every write transaction bumps a counter row (`card_api_generation`) in the same round trip as its COMMIT;
- *   `externalVersion` reads it, at most once per turn of the event loop, so that caches keyed on it see other
- *   replicas' commits;
+ *   `externalVersion` reads it, less this store's own commits, at most once per turn of the event loop, so that
+ *   caches keyed on it see other replicas' commits;
  * - `watch` reports a write to a watched table from the statement itself (its target table and its row count):
  *   PostgreSQL's triggers cannot call into the process;
  * - `migrate` holds a session-level advisory lock while it reads and advances the schema version, so two replicas
@@ -180,6 +180,8 @@ class PostgresStore implements Store {
   #names = 0;
   readonly #watchers = new Map<string, Array<() => void>>();
   #version: number | undefined;
+  /** Write transactions this store committed, each of which bumped the generation counter once. */
+  #ownCommits = 0;
 
   constructor(connection: Connection) {
     this.#connection = connection;
@@ -246,7 +248,7 @@ class PostgresStore implements Store {
     try {
       const result = fn();
       this.#connection.query(kind === 'write' ? 'UPDATE card_api_generation SET value = value + 1; COMMIT' : 'COMMIT');
-      this.#version = undefined;
+      if (kind === 'write') this.#ownCommits++;
       return result;
     } catch (error) {
       try {
@@ -272,11 +274,13 @@ class PostgresStore implements Store {
   externalVersion(): number {
     if (this.#version === undefined) {
       const row = this.#connection.query('SELECT value FROM card_api_generation WHERE id = 1', [], { rowMode: 'array' }).rows[0] as [number] | undefined;
-      this.#version = row?.[0] ?? 0;
-      // Read once per turn of the event loop (and again after this store's own commits): what other replicas
-      // committed before a request arrived is seen by it. A request that follows such a commit (its client saw the
-      // commit's answer) arrives after it; the read is made after every request of this turn had arrived (they came
-      // in one batch from the poll), so it sees that commit. A microtask would read it at each await of a handler.
+      // Other connections' commits only, as SQLite's data_version counts them: this store's own are known to the
+      // context already, and counting them here would empty the reference caches at every write.
+      this.#version = (row?.[0] ?? 0) - this.#ownCommits;
+      // Read once per turn of the event loop: what other replicas committed before a request arrived is seen by it.
+      // A request that follows such a commit (its client saw the commit's answer) arrives after it; the read is
+      // made after every request of this turn had arrived (they came in one batch from the poll), so it sees that
+      // commit. A microtask would read it at each await of a handler.
       setImmediate(() => (this.#version = undefined));
     }
     return this.#version;
