@@ -25,7 +25,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { startPostgres } from '../test/helpers/postgres.js';
-import { freePort } from '../test/helpers/processes.js';
 import { openStore } from '../packages/sandbox/src/store/index.js';
 import { migrations } from '../packages/sandbox/src/migrations.js';
 import { benchRequests, interleaved, median, pairedRatio, type BenchKind } from './lib.js';
@@ -44,8 +43,8 @@ interface Replica {
 }
 
 async function startReplica(db: string): Promise<Replica> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [GEN, 'sandbox', '--db', db, '--port', String(port), '--rate-limit', '0', '--ip-rate-limit', '0'], { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Port 0: the sandbox prints the port it got (a port found free here could be taken before it listens).
+  const child = spawn(process.execPath, [GEN, 'sandbox', '--db', db, '--port', '0', '--rate-limit', '0', '--ip-rate-limit', '0'], { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -44,10 +44,9 @@ const replicas: Replica[] = [];
  * `postgresql://` URL; resolves once it printed its token.
  */
 async function startReplica(viaEnv = false): Promise<Replica> {
-  const port = await freePort();
   const dbArgs = viaEnv ? [] : ['--db', db];
   const env = viaEnv ? { ...ENV, CARD_API_SANDBOX_DB: db.replace(/^postgres:/, 'postgresql:') } : ENV;
-  const child = spawn(process.execPath, [GEN, 'sandbox', ...dbArgs, '--port', String(port), '--latency', String(LATENCY_MS), '--rate-limit', '0', '--ip-rate-limit', '0', '--webhook-url', receiverUrl], {
+  const child = spawn(process.execPath, [GEN, 'sandbox', ...dbArgs, '--port', '0', '--latency', String(LATENCY_MS), '--rate-limit', '0', '--ip-rate-limit', '0', '--webhook-url', receiverUrl], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
