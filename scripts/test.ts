@@ -7,6 +7,7 @@
  *   test       vitest (unit, contract, end to end), its own output streamed; its typecheck runs
  *              `tsc -p tsconfig.json` over the whole repository, what `npm run typecheck` does, and fails the
  *              run on any type error, so no separate typecheck runs here
+ *   test:postgres      the sandbox's domain and contract suites again with every sandbox on PostgreSQL, after vitest
  *   build, test:registry   the packages built, published to a local Verdaccio and used as a stranger would
  *
  * All start at once. The three checks print first, vitest's output is held until they have; the registry phase
@@ -159,6 +160,11 @@ async function main(): Promise<number> {
   held = null;
   const vitestResult = await main;
   results.push(vitestResult);
+  // The sandbox's domain and contract suites again, on PostgreSQL (issue 35): after vitest, not beside it, since
+  // both keep the CPUs busy.
+  const postgres = await vitest('test:postgres', 'test:postgres', 'npm run test:postgres');
+  results.push(postgres);
+  write(report(postgres));
 
   const after = await registry;
   results.push(...after);

@@ -6,6 +6,7 @@
 import { ABILITIES, startSandbox, type RunningSandbox, type Sandbox, type StartSandboxOptions } from '@card-api/sandbox';
 import { CardApiClient, type ClientOptions, type FetchFn } from '@card-api/client';
 import { SpecValidator } from '../helpers/spec-validator.js';
+import { testDatabase } from '../../packages/sandbox/src/test-support.js';
 
 /** One validator for all contract tests: strict, so undeclared fields fail. */
 export const validator = new SpecValidator({ strict: true });
@@ -110,10 +111,13 @@ export const HIGH_RATE_LIMITS = { tokenPerMinute: 1_000_000, ipPerMinute: 1_000_
 
 /** Starts a sandbox on 127.0.0.1 with a free port, orders that move at once, and high rate limits. */
 export function startTestSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
+  // In memory, or a schema of its own in the PostgreSQL run (test/postgres/vitest.config.ts).
+  const db = testDatabase();
   return startSandbox({
     port: 0,
     host: '127.0.0.1',
     orderLatencyMs: 0,
+    ...(db === undefined ? {} : { db }),
     ...options,
     sandboxOptions: { rateLimits: HIGH_RATE_LIMITS, onError: (error) => console.error('[sandbox]', error), ...options.sandboxOptions },
   });

@@ -52,6 +52,9 @@ const COVERAGE: Record<string, { checks: string; exempt?: true }> = {
   'README.md › A typed client for your code › sh 2': { checks: 'run as written in that project, with sandbox.env written by a running sandbox' },
   'README.md › A local sandbox › sh 1': { checks: 'run as written (port 4010 swapped for a free one): reaches /ping with the token it waited for; after its kill $! no process is left and the port is free' },
   'README.md › Making things happen: the control API › sh 1': { checks: 'run as written with CARD_API_BASE_URL and CARD_API_TOKEN of a running sandbox (as the previous block leaves them): the purchase is captured and the clock advanced' },
+  'README.md › One sandbox for a team: replicas on PostgreSQL › yaml 1': {
+    checks: 'parsed; not run: it needs Docker and network access to images. The same two replicas on one PostgreSQL, started with --db and with CARD_API_SANDBOX_DB, run in test/postgres/replicas.test.ts',
+  },
   'README.md › Receiving webhooks › ts 1': { checks: 'compiled (it listens on port 3000 until stopped, so it is not run here)' },
   'README.md › Webhooks on your laptop: listen and trigger › sh 1': {
     checks: 'run as written (ports 4010 and 3000 swapped for free ones; a receiver on the second stands in for your app): every event reaches the app signed with the secret of card-api.env; after kill $! no process is left and the ports are free',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Context } from './context.js';
 import { loadCard, loadOrder } from './orders.js';
 import type { Sandbox } from './sandbox.js';
-import { catchError, issueActiveCard, issueBody, newestCard, setup } from './test-support.js';
+import { catchError, issueActiveCard, issueBody, newestCard, setup, tableColumns } from './test-support.js';
 import { fmt, money } from './money.js';
 import type { LedgerRow } from './types.js';
 
@@ -586,7 +586,7 @@ describe('card read', () => {
 
 describe('order and card rows read as arrays', () => {
   /** The columns a table has, from SQLite itself (so a column added by a later migration shows up here). */
-  const columnsOf = (sandbox: Sandbox, table: string): string[] => (sandbox.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
+  const columnsOf = (sandbox: Sandbox, table: string): string[] => tableColumns(sandbox.db, table);
   /** The bare minimum of a context these two loaders use. */
   const ctxOf = (sandbox: Sandbox) => ({ db: sandbox.db }) as unknown as Context;
 

@@ -16,7 +16,12 @@ import { lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RunningSandbox } from './http/server.js';
-import { describeStorageError } from './store/index.js';
+import { describeStorageError, isPostgresUrl, redactPostgresUrl } from './store/index.js';
+
+/** `--db` as messages show it: a PostgreSQL URL without its password. */
+function shownDb(db: string): string {
+  return isPostgresUrl(db) ? redactPostgresUrl(db) : db;
+}
 
 /** Where the command writes; `name` is how it is invoked (`card-api-sandbox`, `gen-card-api sandbox`), for messages. */
 export interface SandboxCliIo {
@@ -88,7 +93,12 @@ function httpUrl(value: string): string {
 export const SANDBOX_OPTIONS: readonly OptionSpec[] = [
   { name: 'port', flag: '--port', value: '<port>', help: 'port to listen on (0 = any free port; default 4010)', parse: integer('--port', 65_535) },
   { name: 'host', flag: '--host', value: '<host>', help: 'address to listen on (default 127.0.0.1)' },
-  { name: 'db', flag: '--db', value: '<file>', help: 'SQLite file: state, the clock and the default token survive a restart (default: in memory)' },
+  {
+    name: 'db',
+    flag: '--db',
+    value: '<file|url>',
+    help: 'SQLite file, or postgres://user@host:port/db shared by replicas (default $CARD_API_SANDBOX_DB, else in memory): state, the clock and the default token survive a restart',
+  },
   { name: 'latency', flag: '--latency', value: '<ms>', help: 'delay of each order step in milliseconds (default 50)', parse: integer('--latency', 3_600_000) },
   { name: 'rateLimit', flag: '--rate-limit', value: '<n>', help: 'requests per minute of a token without its own limit (default 120; 0 = no limit)', parse: integer('--rate-limit', 1_000_000_000) },
   { name: 'ipRateLimit', flag: '--ip-rate-limit', value: '<n>', help: 'requests per minute of one caller IP over all tokens (default 600; 0 = no limit)', parse: integer('--ip-rate-limit', 1_000_000_000) },
@@ -153,6 +163,9 @@ function parse(argv: readonly string[]): Options | 'help' | 'version' {
     if (typeof raw !== 'string') continue;
     (options as unknown as Record<string, unknown>)[spec.name] = spec.parse ? spec.parse(raw) : raw;
   }
+  // The environment's database when the command line names none: how replicas in containers get their URL.
+  const fromEnv = process.env.CARD_API_SANDBOX_DB;
+  if (options.db === undefined && fromEnv !== undefined && fromEnv !== '') options.db = fromEnv;
   return options;
 }
 
@@ -199,7 +212,7 @@ function startProblem(error: unknown, options: Options): CliProblem | null {
   if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') return new CliProblem(`cannot listen on ${options.host} (${err.code}): give a local address with --host`, false);
   if (err.code === 'EACCES') return new CliProblem(`not allowed to listen on ${options.host}:${options.port} (EACCES): use a port above 1023`, false);
   const storage = describeStorageError(error);
-  if (storage !== null) return new CliProblem(`--db ${options.db ?? ':memory:'}: ${storage}`, false);
+  if (storage !== null) return new CliProblem(`--db ${shownDb(options.db ?? ':memory:')}: ${storage}`, false);
   return null;
 }
 
@@ -342,8 +355,9 @@ export async function runSandboxCli(argv: readonly string[], io: SandboxCliIo = 
     return stopped;
   }
   out(envLines);
-  const where = options.db === undefined ? 'in memory (state is lost on exit)' : `in ${options.db}`;
-  const token = running.tokenMinted ? (options.db === undefined ? 'a new token' : 'a new token (stored in the file; printed again on restart)') : 'the stored token from the file';
+  const where = options.db === undefined ? 'in memory (state is lost on exit)' : `in ${shownDb(options.db)}`;
+  const store = options.db !== undefined && isPostgresUrl(options.db) ? 'database' : 'file';
+  const token = running.tokenMinted ? (options.db === undefined ? 'a new token' : `a new token (stored in the ${store}; printed again on restart)`) : `the stored token from the ${store}`;
   err(`${io.name}: listening on ${running.baseUrl} (docs ${running.baseUrl}/docs; control API ${running.origin}/sandbox/docs), state ${where}, ${token}; Ctrl-C to stop\n`);
   io.onListening?.(running);
   io.stop?.then(() => stop('stopped'));

@@ -199,6 +199,13 @@ export interface DeliveryWorker extends DeliveriesService {
 /** Jumps remembered for `noteJump` (older ones only matter to deliveries due that long ago). */
 const JUMPS_KEPT = 64;
 
+/**
+ * On a database shared by replicas, a `sending` row whose claim is older (in real time) than the attempt timeout
+ * plus this belongs to a replica that died mid-attempt, and another one takes it over (see `releaseAbandoned`). It
+ * also absorbs a small skew between the replicas' machine clocks.
+ */
+const SENDING_LEASE_MARGIN_MS = 5000;
+
 interface Slot {
   /** Due time the attempt is treated as starting at (its own due time inside a jump, else the claim time). */
   startMs: number;
@@ -212,7 +219,24 @@ interface Slot {
  * once more, which the contract allows ("duplicate deliveries are possible").
  */
 export function createDeliveryWorker(ctx: Context, transport: WebhookTransport, onError: (error: unknown) => void, tuning: DeliveryWorkerOptions): DeliveryWorker {
-  ctx.write(() => ctx.db.prepare(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at_ms = COALESCE(next_attempt_at_ms, ?) WHERE status = 'sending'`).run(ctx.nowMs()));
+  /**
+   * Puts rows left `sending` by a stopped process back to `pending`: every one at start when this process alone uses
+   * the database; on a shared one (replicas) only those claimed longer ago than an attempt can last, since the
+   * others are attempts of live replicas. Looked for before writing, since a write re-arms the scheduler.
+   */
+  const wallNowMs = (): number => ctx.clock.wallNow?.() ?? ctx.nowMs();
+  const releaseAbandoned = (): void => {
+    const release = `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at_ms = COALESCE(next_attempt_at_ms, ?) WHERE status = 'sending'`;
+    if (ctx.db.shared !== true) {
+      ctx.write(() => ctx.db.prepare(release).run(ctx.nowMs()));
+      return;
+    }
+    // Real time, not the sandbox clock: advancing the clock must not make attempts in flight look abandoned.
+    const wallNow = wallNowMs();
+    if (ctx.db.prepare(`SELECT 1 FROM webhook_deliveries WHERE status = 'sending' AND COALESCE(claim_expires_at_ms, 0) < ? LIMIT 1`).get(wallNow) === undefined) return;
+    ctx.write(() => ctx.db.prepare(`${release} AND COALESCE(claim_expires_at_ms, 0) < ?`).run(ctx.nowMs(), wallNow));
+  };
+  releaseAbandoned();
   const abort = new AbortController();
   const perEndpoint = new Map<number, number>();
   const inFlight = new Set<Promise<boolean>>();
@@ -284,10 +308,10 @@ export function createDeliveryWorker(ctx: Context, transport: WebhookTransport, 
   /** Oldest due time per endpoint with pending deliveries (the head of each queue). */
   const heads = (untilMs: number | null): { endpoint_id: number; workspace_id: number; due: number }[] =>
     untilMs === null
-      ? ctx.db.prepare<[], { endpoint_id: number; workspace_id: number; due: number }>(`SELECT endpoint_id, workspace_id, MIN(next_attempt_at_ms) AS due FROM webhook_deliveries WHERE status = 'pending' GROUP BY endpoint_id`).all()
+      ? ctx.db.prepare<[], { endpoint_id: number; workspace_id: number; due: number }>(`SELECT endpoint_id, workspace_id, MIN(next_attempt_at_ms) AS due FROM webhook_deliveries WHERE status = 'pending' GROUP BY endpoint_id, workspace_id`).all()
       : ctx.db
           .prepare<[number], { endpoint_id: number; workspace_id: number; due: number }>(
-            `SELECT endpoint_id, workspace_id, MIN(next_attempt_at_ms) AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ? GROUP BY endpoint_id`,
+            `SELECT endpoint_id, workspace_id, MIN(next_attempt_at_ms) AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ? GROUP BY endpoint_id, workspace_id`,
           )
           .all(untilMs);
 
@@ -303,6 +327,7 @@ export function createDeliveryWorker(ctx: Context, transport: WebhookTransport, 
    */
   const pump = (): void => {
     if (!isOpen()) return;
+    if (ctx.db.shared === true) releaseAbandoned();
     const now = ctx.nowMs();
     const started: { row: DeliveryRow; slot: Slot }[] = [];
     let free = tuning.maxInFlight - inFlight.size;
@@ -323,7 +348,8 @@ export function createDeliveryWorker(ctx: Context, transport: WebhookTransport, 
       const order = first <= 0 ? ids : [...ids.slice(first), ...ids.slice(0, first)];
       lastWorkspace = order[0]!;
       const next = ctx.db.prepare<[number, number], DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'pending' AND next_attempt_at_ms <= ? ORDER BY next_attempt_at_ms, id LIMIT 1`);
-      const mark = ctx.db.prepare(`UPDATE webhook_deliveries SET status = 'sending', updated_at = ? WHERE id = ?`);
+      const mark = ctx.db.prepare(`UPDATE webhook_deliveries SET status = 'sending', updated_at = ?, claim_expires_at_ms = ? WHERE id = ?`);
+      const claimExpires = wallNowMs() + ctx.options.webhookTimeoutMs + SENDING_LEASE_MARGIN_MS;
       const nowIso = ctx.nowIso();
       const taken = new Map<number, number>();
       const exhausted = new Set<number>();
@@ -342,7 +368,7 @@ export function createDeliveryWorker(ctx: Context, transport: WebhookTransport, 
               exhausted.add(head.endpoint_id);
               continue;
             }
-            mark.run(nowIso, row.id);
+            mark.run(nowIso, claimExpires, row.id);
             taken.set(head.endpoint_id, (taken.get(head.endpoint_id) ?? 0) + 1);
             const due = row.next_attempt_at_ms ?? now;
             started.push({ row, slot: { startMs: due < now && jumpedOver(due) ? due : now, claimedMs: now } });

@@ -405,4 +405,14 @@ CREATE TABLE wallet_freezes (
 );
 `,
   },
+  {
+    version: 9,
+    name: 'delivery claims that lapse, for replicas on one database',
+    sql: `
+-- Real time (epoch ms) at which a 'sending' row's claim lapses: on a database shared by several sandbox processes
+-- (PostgreSQL replicas), a row still 'sending' past it was claimed by a process that died mid-attempt, and another
+-- one sends it again. NULL for rows claimed before this column existed.
+ALTER TABLE webhook_deliveries ADD COLUMN claim_expires_at_ms INTEGER;
+`,
+  },
 ];

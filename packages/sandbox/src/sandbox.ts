@@ -3,6 +3,7 @@ import { createAuthService, WORKSPACE_COLUMNS, type AuthService } from './auth.j
 import { createCardsService, type CardsService } from './cards.js';
 import { createCatalogueService, setIssueFeeMode, type CatalogueService, type IssueFeeMode, type ProductSettings } from './catalogue.js';
 import { createSystemClock, type Clock } from './clock.js';
+import { createSharedClock } from './shared-clock.js';
 import { createContext, type Context, type ResolvedOptions } from './context.js';
 import { openStore, type Store } from './store/index.js';
 import { migrations } from './migrations.js';
@@ -175,6 +176,12 @@ const STEPS_PER_WRITE = 2;
  */
 const MAX_STEPS_PER_SLICE = 1024;
 
+/**
+ * How often a replica on a shared database (PostgreSQL) looks for due work it did not schedule itself: the bound on
+ * how long work of a replica that died waits for another one (orders, closes; deliveries after their lease too).
+ */
+const SHARED_POLL_MS = 500;
+
 /** Default initial funding of the seeded workspace. */
 export const DEFAULT_SEED_BALANCE = '10000.00';
 
@@ -214,7 +221,11 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   // The default clock's offset (how far `advance` moved it) lives in the database, so that a restart on the same
   // file resumes at the sandbox time it left, and what fell due meanwhile runs at once. An injected clock is the
   // caller's: nothing is stored for it.
-  const clock: Clock = options.clock ?? createSystemClock({ offsetMs: readClockOffset(db), onAdvance: (offsetMs) => writeClockOffset(db, offsetMs) });
+  const clock: Clock =
+    options.clock ??
+    (db.shared
+      ? createSharedClock(db, { read: () => readClockOffset(db), write: (offsetMs) => writeClockOffset(db, offsetMs) })
+      : createSystemClock({ offsetMs: readClockOffset(db), onAdvance: (offsetMs) => writeClockOffset(db, offsetMs) }));
   const listeners = new Set<(event: SandboxEvent) => void>();
   // Assigned right after the context: the worker's own start-up write already re-arms the timer.
   let worker: DeliveryWorker | undefined;
@@ -245,7 +256,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   /** Keeps one real timer pointed at the earliest due work (only with autoRun). */
   const arm = (): void => {
     if (!autoRun || closed) return;
-    const due = earliest(nextDueMs(ctx), asyncDueMs());
+    // Replicas on one database: another one may have scheduled work (or died holding deliveries), so look again soon.
+    const due = earliest(earliest(nextDueMs(ctx), asyncDueMs()), db.shared ? ctx.nowMs() + SHARED_POLL_MS : null);
     if (due === armedFor && timer !== undefined) return;
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;

@@ -1,6 +1,30 @@
 import { createManualClock } from './clock.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox.js';
+import { openPostgresStore } from './store/postgres.js';
+import type { Store } from './store/index.js';
 import type { CreateCardBody } from './types.js';
+
+let schemas = 0;
+
+/**
+ * The database of a test's sandbox: undefined (in memory), or, in the PostgreSQL run of the tests
+ * (test/postgres/vitest.config.ts sets CARD_API_SANDBOX_TEST_DB), a new empty schema of that database, so that each
+ * sandbox starts from nothing as an in-memory one does.
+ */
+export function testDatabase(): string | undefined {
+  const url = process.env.CARD_API_SANDBOX_TEST_DB;
+  if (url === undefined || url === '') return undefined;
+  const schema = `sandbox_${process.pid}_${++schemas}`;
+  const admin = openPostgresStore(url);
+  try {
+    admin.exec(`CREATE SCHEMA ${schema}`);
+  } finally {
+    admin.close();
+  }
+  const withSchema = new URL(url);
+  withSchema.searchParams.set('options', `-c search_path=${schema}`);
+  return withSchema.toString();
+}
 
 /**
  * Test fixture: an in-memory sandbox on a manual clock (no real timers) with the default
@@ -8,9 +32,24 @@ import type { CreateCardBody } from './types.js';
  */
 export function setup(options: SandboxOptions = {}): { sandbox: Sandbox; ws: number; token: string; tokenId: number; clock: ReturnType<typeof createManualClock> } {
   const clock = createManualClock('2026-03-01T12:00:00.000Z');
-  const sandbox = createSandbox({ clock, orderLatencyMs: 50, closeDelayMs: 1000, ...options });
+  const db = testDatabase();
+  const sandbox = createSandbox({ clock, orderLatencyMs: 50, closeDelayMs: 1000, ...(db === undefined ? {} : { db }), ...options });
   const seeded = sandbox.seedDefaultWorkspace();
   return { sandbox, ws: seeded.workspace.id, token: seeded.token, tokenId: seeded.tokenId, clock };
+}
+
+/** The tables of a test's database, whichever the engine (SQLite's catalogue, or PostgreSQL's schema of the sandbox). */
+export function tableNames(db: Store): string[] {
+  return db.shared === true
+    ? db.pluck<[], string>(`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`).all()
+    : db.pluck<[], string>(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all();
+}
+
+/** The columns of `table`, in order, whichever the engine. */
+export function tableColumns(db: Store, table: string): string[] {
+  return db.shared === true
+    ? db.pluck<[string], string>(`SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position`).all(table)
+    : db.pluck<[string], string>(`SELECT name FROM pragma_table_info(?) ORDER BY cid`).all(table);
 }
 
 /** A valid `POST /cards` body for the USD standard product (id 1: fee 5.00, minimum 10.00, no custom billing address). */

@@ -779,7 +779,7 @@ export function createCardTransactionReads(ctx: Context): CardTransactionReads {
       errors.throwIfAny();
       // A bill's time is its latest event, so the window applies after grouping.
       const grouped = `SELECT supplier_txn_id, MIN(id) AS first_id, MAX(occurred_at) AS last_at FROM card_transactions WHERE card_uuid = ? GROUP BY supplier_txn_id
-        HAVING (? IS NULL OR last_at >= ?) AND (? IS NULL OR last_at <= ?)`;
+        HAVING (? IS NULL OR MAX(occurred_at) >= ?) AND (? IS NULL OR MAX(occurred_at) <= ?)`;
       const params = [card.uuid, from ?? null, from ?? null, to ?? null, to ?? null];
       return ctx.read(() => {
         const total = (ctx.db.prepare(`SELECT COUNT(*) AS n FROM (${grouped})`).get(...params) as { n: number }).n;

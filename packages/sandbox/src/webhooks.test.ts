@@ -6,7 +6,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { decryptCardSecrets, publicKeyFingerprint } from '@card-api/webhooks/secrets';
 import { createManualClock } from './clock.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
-import { catchError, issueActiveCard, issueBody, setup } from './test-support.js';
+import { catchError, issueActiveCard, issueBody, setup, tableNames } from './test-support.js';
 import { startReceiver, type TestReceiver } from './test-receiver.js';
 
 const receivers: TestReceiver[] = [];
@@ -305,7 +305,7 @@ describe('card.issued.secrets', () => {
       errors.map(String),
       receiver.received.map((r) => r.body.toString()),
     );
-    const tables = (sandbox.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'card_secrets'`).all() as { name: string }[]).map((t) => t.name);
+    const tables = tableNames(sandbox.db).filter((name) => name !== 'card_secrets');
     expect(tables).toContain('webhook_deliveries');
     for (const table of tables) outputs.push(sandbox.db.prepare(`SELECT * FROM "${table}"`).all());
     const everything = JSON.stringify(outputs);

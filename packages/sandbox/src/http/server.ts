@@ -216,8 +216,13 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   const sandbox = createSandbox(sandboxOptions);
   let app: FastifyInstance | undefined;
   try {
-    const seeded = seed ? defaultToken(sandbox) : null;
-    const webhook = seeded !== null && options.webhookUrl !== undefined ? ensureWebhookEndpoint(sandbox, seeded.token, options.webhookUrl) : null;
+    // One write transaction: two processes starting at once on one database (PostgreSQL replicas) find or create
+    // one default workspace, token and endpoint between them, not one each.
+    const { seeded, webhook } = sandbox.db.transaction('write', () => {
+      const seeded = seed ? defaultToken(sandbox) : null;
+      const webhook = seeded !== null && options.webhookUrl !== undefined ? ensureWebhookEndpoint(sandbox, seeded.token, options.webhookUrl) : null;
+      return { seeded, webhook };
+    });
     app = await buildSandboxApp(sandbox, { logger: options.logger ?? false, control: options.control ?? true });
     await app.listen({ port, host });
     const address = app.server.address();

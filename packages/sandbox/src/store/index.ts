@@ -4,14 +4,20 @@
  */
 import { openSqliteStore } from './sqlite.js';
 import { nodeSqliteDriver } from './node-sqlite.js';
+import { isPostgresUrl, openPostgresStore, PostgresError } from './postgres.js';
 import type { Migration, Store } from './store.js';
 
 export type { Migration, RunResult, SqlValue, Statement, Store } from './store.js';
 export { MEMORY_DATABASE_LIMIT_BYTES } from './sqlite.js';
 
-/** Opens (and creates or upgrades to `migrations`) the sandbox's database: a file path or `':memory:'`. */
+export { isPostgresUrl, redactPostgresUrl } from './postgres.js';
+
+/**
+ * Opens (and creates or upgrades to `migrations`) the sandbox's database: a file path, `':memory:'`, or a
+ * `postgres://` / `postgresql://` URL (PostgreSQL, shared by several sandbox processes: postgres.ts).
+ */
 export function openStore(path: string, migrations: readonly Migration[]): Store {
-  const store = openSqliteStore(path, nodeSqliteDriver);
+  const store = isPostgresUrl(path) ? openPostgresStore(path) : openSqliteStore(path, nodeSqliteDriver);
   try {
     store.migrate(migrations);
   } catch (error) {
@@ -29,11 +35,14 @@ function sqliteCode(error: unknown): number | undefined {
 
 /** SQLITE_FULL: a write refused because the database cannot grow (the in-memory ceiling, a full disk). */
 export function isStorageFull(error: unknown): boolean {
+  // PostgreSQL: disk_full, out_of_memory.
+  if (error instanceof PostgresError) return error.code === '53100' || error.code === '53200';
   return sqliteCode(error) === 13;
 }
 
 /** The reason to print when the database cannot be opened or used, or null when `error` is not the engine's. */
 export function describeStorageError(error: unknown): string | null {
+  if (error instanceof PostgresError) return `PostgreSQL cannot use it (${error.code === undefined ? '' : `${error.code}: `}${error.message})`;
   if (sqliteCode(error) === undefined) return null;
   const e = error as { errstr?: unknown; message?: unknown };
   const message = String(e.message ?? error);

@@ -61,6 +61,11 @@ export interface Migration {
 export interface Store {
   /** An in-memory database: no other connection can see or change it. */
   readonly memory: boolean;
+  /**
+   * Other processes write this database at any time as a matter of course (PostgreSQL replicas): work another one
+   * scheduled must be looked for, and the sandbox clock's offset re-read. Absent: SQLite.
+   */
+  readonly shared?: boolean;
   /** False once `close` ran. */
   readonly open: boolean;
   /** Inside a transaction opened by `transaction`. */
