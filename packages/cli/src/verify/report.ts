@@ -10,7 +10,7 @@ export type ReportFormat = 'text' | 'json' | 'junit';
 const MARK: Record<CheckResult['status'], string> = { pass: 'PASS', fail: 'FAIL', skipped: 'SKIP' };
 
 export function formatText(report: VerifyReport): string {
-  const lines = [`gen-card-api verify ${report.baseUrl} (spec ${report.spec}; writes ${report.mode.writes ? 'on' : 'off'}, webhooks ${report.mode.webhooks ? 'on' : 'off'}, private key ${report.mode.privateKey ? 'on' : 'off'})`, ''];
+  const lines = [`gen-card-api verify ${report.baseUrl} (spec ${report.spec}; writes ${report.mode.writes ? 'on' : 'off'}, webhooks ${report.mode.webhooks ? 'on' : 'off'}, private key ${report.mode.privateKey ? 'on' : 'off'}; seed ${report.seed}: --seed ${report.seed} replays the generated inputs)`, ''];
   if (report.stopped) lines.push(`STOPPED (${report.stopped.reason}): ${report.stopped.message}`, '');
   for (const c of report.checks) {
     lines.push(`${MARK[c.status]}  ${c.id.padEnd(34)} ${c.title}`);
