@@ -113,8 +113,11 @@ function setAt(value: unknown, path: string[], next: unknown | typeof OMIT): unk
 }
 const OMIT = Symbol('omit');
 
-/** Values of one constraint broken, for a leaf schema; every candidate is checked against the other constraints it must keep. */
-export function leafViolations(doc: Json, schema: Json | undefined): Array<{ constraint: string; value: unknown }> {
+/**
+ * Values of one constraint broken, for a leaf schema; every candidate is checked against the other constraints it
+ * must keep. `wire`: the value travels as text (a query or path parameter), where any text is a string.
+ */
+export function leafViolations(doc: Json, schema: Json | undefined, wire = false): Array<{ constraint: string; value: unknown }> {
   const s = flatten(doc, schema);
   if (!s) return [];
   const out: Array<{ constraint: string; value: unknown }> = [];
@@ -123,7 +126,7 @@ export function leafViolations(doc: Json, schema: Json | undefined): Array<{ con
     out.push({ constraint: 'enum', value: 'verify_not_in_enum' });
     return out;
   }
-  if (types.length > 0 && !types.includes('object') && !types.includes('array')) {
+  if (types.length > 0 && !types.includes('object') && !types.includes('array') && !(wire && types.includes('string'))) {
     const wrong = !types.includes('string') ? 'verify' : !types.includes('integer') && !types.includes('number') ? 12345 : !types.includes('boolean') ? true : null;
     if (wrong !== null || !types.includes('null')) out.push({ constraint: `type ${types.join('|')}`, value: wrong ?? {} });
   }
@@ -149,7 +152,7 @@ export function leafViolations(doc: Json, schema: Json | undefined): Array<{ con
     if (types.includes('integer') && !types.includes('number')) out.push({ constraint: 'type integer (a fraction)', value: 1.5 });
   }
   if (types.includes('array')) {
-    for (const v of leafViolations(doc, s.items)) out.push({ constraint: `items ${v.constraint}`, value: [v.value] });
+    for (const v of leafViolations(doc, s.items, wire)) out.push({ constraint: `items ${v.constraint}`, value: [v.value] });
   }
   return out;
 }

@@ -154,7 +154,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
     await runReadChecks(ctx);
     if (receiver) await runWebhookChecks(ctx, receiver, flow, { waitMs: options.webhookWaitMs ?? 60_000, privateKeyPem: options.privateKeyPem });
     log(`verify: generated inputs (seed ${seed})`);
-    await runInputChecks(ctx, { seed, maxExamples: options.maxExamples ?? 20, budgetMs: options.inputBudgetMs ?? 60_000, allowWrites: options.allowWrites === true });
+    await runInputChecks(ctx, { seed, maxExamples: options.maxExamples ?? 20, budgetMs: options.inputBudgetMs ?? 60_000, allowWrites: options.allowWrites === true, closedCard: flow?.closeOrder && flow.cardUuid ? flow.cardUuid : null });
     log('verify: money invariants over the whole ledger');
     await money.finish();
     if (options.readOnlyToken) {

@@ -23,6 +23,11 @@ export interface InputOptions {
   /** Time for all generated requests together, in ms (shrinking included). */
   budgetMs: number;
   allowWrites: boolean;
+  /**
+   * A card of this workspace that refuses every write (closed or closing), for the card routes: an invalid request
+   * to it must be refused 422, where one to an unknown card may also be refused 404.
+   */
+  closedCard?: string | null;
 }
 
 interface Case {
@@ -61,8 +66,17 @@ function toRequest(probe: VerifyContext['probe'], op: SpecOperation, c: Case): P
   return c.body === undefined ? base : { ...base, body: c.body };
 }
 
+/** The card route's operations take the closed card when there is one (writes to it are refused whatever the body). */
+function fixedParams(ctx: VerifyContext, op: SpecOperation, closedCard: string | null | undefined): Record<string, string> | null {
+  const cardRoute = ctx.spec.operation('getCard').route;
+  const params = ctx.spec.pathParameters(op);
+  if (!closedCard || params.length !== 1 || !(op.route === cardRoute || op.route.startsWith(`${cardRoute}/`))) return null;
+  return { [String(params[0]!.name)]: closedCard };
+}
+
 /** Valid path parameters: fresh uuids (resources that exist nowhere), or the schema's values. */
-function paramsArb(ctx: VerifyContext, op: SpecOperation): fc.Arbitrary<Record<string, string>> {
+function paramsArb(ctx: VerifyContext, op: SpecOperation, fixed: Record<string, string> | null = null): fc.Arbitrary<Record<string, string>> {
+  if (fixed) return fc.constant(fixed);
   const entries = ctx.spec.pathParameters(op).map((p) => [String(p.name), validValue(ctx.spec.document, p.schema).map(wireValue)] as const);
   return fc.record(Object.fromEntries(entries));
 }
@@ -77,14 +91,14 @@ function queryArb(ctx: VerifyContext, op: SpecOperation): fc.Arbitrary<Record<st
   return fc.record(record, { requiredKeys: params.filter((p) => p.required === true).map((p) => String(p.name)) });
 }
 
-function validArb(ctx: VerifyContext, op: SpecOperation): fc.Arbitrary<Case> {
+function validArb(ctx: VerifyContext, op: SpecOperation, fixed: Record<string, string> | null = null): fc.Arbitrary<Case> {
   const body = requestBodyOf(ctx, op);
   const bodyArb: fc.Arbitrary<unknown> = body ? (body.required ? validValue(ctx.spec.document, body.schema) : fc.option(validValue(ctx.spec.document, body.schema), { nil: undefined })) : fc.constant(undefined);
-  return fc.record({ params: paramsArb(ctx, op), query: queryArb(ctx, op), body: bodyArb }).map((c) => (c.body === undefined ? { params: c.params, query: c.query } : c));
+  return fc.record({ params: paramsArb(ctx, op, fixed), query: queryArb(ctx, op), body: bodyArb }).map((c) => (c.body === undefined ? { params: c.params, query: c.query } : c));
 }
 
 /** One constraint broken per case: body fields, the body as a whole, query parameters, path parameters. */
-function invalidArb(ctx: VerifyContext, op: SpecOperation): fc.Arbitrary<Case> | null {
+function invalidArb(ctx: VerifyContext, op: SpecOperation, fixed: Record<string, string> | null): fc.Arbitrary<Case> | null {
   const doc = ctx.spec.document;
   const changes: Array<{ broken: string; apply: (c: Case) => Case }> = [];
   const body = requestBodyOf(ctx, op);
@@ -95,17 +109,18 @@ function invalidArb(ctx: VerifyContext, op: SpecOperation): fc.Arbitrary<Case> |
     if (body.required) changes.push({ broken: 'body: required, left out', apply: (c) => ({ params: c.params, query: c.query }) });
   }
   for (const p of queryParameters(ctx, op)) {
-    for (const v of leafViolations(doc, p.schema)) changes.push({ broken: `query ${String(p.name)}: ${v.constraint}`, apply: (c) => ({ ...c, query: { ...c.query, [p.name]: wireValue(v.value) } }) });
+    for (const v of leafViolations(doc, p.schema, true)) changes.push({ broken: `query ${String(p.name)}: ${v.constraint}`, apply: (c) => ({ ...c, query: { ...c.query, [p.name]: wireValue(v.value) } }) });
   }
   for (const p of ctx.spec.pathParameters(op)) {
-    for (const v of leafViolations(doc, p.schema).filter((l) => !l.constraint.startsWith('type'))) changes.push({ broken: `path ${String(p.name)}: ${v.constraint}`, apply: (c) => ({ ...c, params: { ...c.params, [p.name]: wireValue(v.value) } }) });
+    for (const v of leafViolations(doc, p.schema, true)) changes.push({ broken: `path ${String(p.name)}: ${v.constraint}`, apply: (c) => ({ ...c, params: { ...c.params, [p.name]: wireValue(v.value) } }) });
   }
   if (changes.length === 0) return null;
-  return fc.tuple(validArb(ctx, op), fc.integer({ min: 0, max: changes.length - 1 })).map(([c, i]) => ({ ...changes[i]!.apply(c), broken: changes[i]!.broken }));
+  return fc.tuple(validArb(ctx, op, fixed), fc.integer({ min: 0, max: changes.length - 1 })).map(([c, i]) => ({ ...changes[i]!.apply(c), broken: changes[i]!.broken }));
 }
 
 /** A valid request is served, or refused for a documented business reason; never a 5xx, 400, 401 or 403. */
 function judgeValid(ctx: VerifyContext, id: string, op: SpecOperation, hasPathParams: boolean): (x: Exchange) => string[] {
+  // hasPathParams: the resource may not exist (an unknown uuid), so 404 *.not_found is right too.
   const code = (x: Exchange, expected: RegExp) => hasCode(ctx.checks, id, x, expected);
   return (x) => {
     if (op.method === 'GET') {
@@ -184,14 +199,16 @@ export async function runInputChecks(ctx: VerifyContext, options: InputOptions):
   const next = () => ({ seed: (options.seed + n++) | 0, numRuns: options.maxExamples, timeMs, replaySeed: options.seed });
   if (!options.allowWrites) checks.skip('input.valid', 'needs --allow-writes for the operations that create resources');
   for (const op of ops) {
-    const hasPath = spec.pathParameters(op).length > 0;
+    const fixed = fixedParams(ctx, op, options.closedCard);
+    // An unknown uuid may be refused 404; the closed card exists, so only the documented answers to it count.
+    const hasPath = spec.pathParameters(op).length > 0 && fixed === null;
     const req = (c: Case) => toRequest(ctx.probe, op, c);
     const label = `${op.method} ${op.route}`;
-    await runProperty(ctx, 'input.valid', label, validArb(ctx, op), req, judgeValid(ctx, 'input.valid', op, hasPath), next());
-    const invalid = invalidArb(ctx, op);
+    await runProperty(ctx, 'input.valid', label, validArb(ctx, op, fixed), req, judgeValid(ctx, 'input.valid', op, hasPath), next());
+    const invalid = invalidArb(ctx, op, fixed);
     if (invalid) await runProperty(ctx, 'input.invalid', label, invalid, req, judgeInvalid(ctx, hasPath), next());
     // An unknown query parameter is ignored (the answer a valid request gets) or refused 422; never a 5xx.
-    const unknown = validArb(ctx, op).map((c) => ({ ...c, query: { ...c.query, verify_unknown_parameter: '1' } }));
+    const unknown = validArb(ctx, op, fixed).map((c) => ({ ...c, query: { ...c.query, verify_unknown_parameter: '1' } }));
     const valid = judgeValid(ctx, 'input.unknown-query', op, hasPath);
     await runProperty(ctx, 'input.unknown-query', label, unknown, req, (x) => (x.status === 422 && hasCode(ctx.checks, 'input.unknown-query', x, 'validation.failed') ? [] : valid(x).map((p) => `unknown query parameter verify_unknown_parameter: ${p.replace(/^a valid request: /, '')}`)), next());
   }
