@@ -120,6 +120,7 @@ export function envelopeBroken(x: Pick<Exchange, 'status' | 'body'>): boolean {
  * `http.error-envelope`'s, noted there as also seen in `checkId` instead of failing `checkId` a second time.
  */
 export function hasCode(checks: CheckRecorder, checkId: string, x: Pick<Exchange, 'status' | 'body'>, expected: string | RegExp): boolean {
+  if (x.status < 400) return false;
   if (envelopeBroken(x)) {
     checks.alsoSeen('http.error-envelope', checkId);
     return true;

@@ -147,6 +147,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
         pollIntervalMs: options.pollIntervalMs ?? 2000,
         orderTimeoutMs,
         closeTimeoutMs: options.closeTimeoutMs ?? 120_000,
+        cardFunded: (uuid: string) => money.checkCardAccount(uuid),
         ...(listening ? { completedCard: (uuid: string) => listening.completedCard(uuid, orderTimeoutMs, run.signal), webhookCause: () => (listening.deliveries.some((d) => !d.verified) ? 'webhook.signature' : null) } : {}),
       });
     }

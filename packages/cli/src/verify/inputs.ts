@@ -97,8 +97,8 @@ function validArb(ctx: VerifyContext, op: SpecOperation, fixed: Record<string, s
   return fc.record({ params: paramsArb(ctx, op, fixed), query: queryArb(ctx, op), body: bodyArb }).map((c) => (c.body === undefined ? { params: c.params, query: c.query } : c));
 }
 
-/** One constraint broken per case: body fields, the body as a whole, query parameters, path parameters. */
-function invalidArb(ctx: VerifyContext, op: SpecOperation, fixed: Record<string, string> | null): fc.Arbitrary<Case> | null {
+/** The single-constraint changes of an operation's requests: body fields, the body as a whole, query and path parameters. */
+function invalidChanges(ctx: VerifyContext, op: SpecOperation): Array<{ broken: string; apply: (c: Case) => Case }> {
   const doc = ctx.spec.document;
   const changes: Array<{ broken: string; apply: (c: Case) => Case }> = [];
   const body = requestBodyOf(ctx, op);
@@ -114,8 +114,7 @@ function invalidArb(ctx: VerifyContext, op: SpecOperation, fixed: Record<string,
   for (const p of ctx.spec.pathParameters(op)) {
     for (const v of leafViolations(doc, p.schema, true)) changes.push({ broken: `path ${String(p.name)}: ${v.constraint}`, apply: (c) => ({ ...c, params: { ...c.params, [p.name]: wireValue(v.value) } }) });
   }
-  if (changes.length === 0) return null;
-  return fc.tuple(validArb(ctx, op, fixed), fc.integer({ min: 0, max: changes.length - 1 })).map(([c, i]) => ({ ...changes[i]!.apply(c), broken: changes[i]!.broken }));
+  return changes;
 }
 
 /** A valid request is served, or refused for a documented business reason; never a 5xx, 400, 401 or 403. */
@@ -193,10 +192,12 @@ export async function runProperty<C>(ctx: VerifyContext, checkId: string, what: 
 export async function runInputChecks(ctx: VerifyContext, options: InputOptions): Promise<void> {
   const { spec, checks } = ctx;
   const ops = spec.operations.filter((op) => op.method === 'GET' || spec.pathParameters(op).length > 0 || options.allowWrites);
-  const properties = ops.length * 3;
+  // Every constraint is broken at least once: one property per change, the examples shared among them.
+  const changes = new Map(ops.map((op) => [op, invalidChanges(ctx, op)] as const));
+  const properties = ops.length * 2 + [...changes.values()].reduce((n, c) => n + c.length, 0);
   const timeMs = Math.floor(options.budgetMs / Math.max(1, properties));
   let n = 0;
-  const next = () => ({ seed: (options.seed + n++) | 0, numRuns: options.maxExamples, timeMs, replaySeed: options.seed });
+  const next = (numRuns = options.maxExamples) => ({ seed: (options.seed + n++) | 0, numRuns, timeMs, replaySeed: options.seed });
   if (!options.allowWrites) checks.skip('input.valid', 'needs --allow-writes for the operations that create resources');
   for (const op of ops) {
     const fixed = fixedParams(ctx, op, options.closedCard);
@@ -205,8 +206,14 @@ export async function runInputChecks(ctx: VerifyContext, options: InputOptions):
     const req = (c: Case) => toRequest(ctx.probe, op, c);
     const label = `${op.method} ${op.route}`;
     await runProperty(ctx, 'input.valid', label, validArb(ctx, op, fixed), req, judgeValid(ctx, 'input.valid', op, hasPath), next());
-    const invalid = invalidArb(ctx, op, fixed);
-    if (invalid) await runProperty(ctx, 'input.invalid', label, invalid, req, judgeInvalid(ctx, hasPath), next());
+    const opChanges = changes.get(op) ?? [];
+    const perChange = Math.max(2, Math.ceil(options.maxExamples / Math.max(1, opChanges.length)));
+    for (const change of opChanges) {
+      const invalid = validArb(ctx, op, fixed).map((c) => ({ ...change.apply(c), broken: change.broken }));
+      const failed = await runProperty(ctx, 'input.invalid', `${label} ${change.broken}`, invalid, req, judgeInvalid(ctx, hasPath), next(perChange));
+      // One failure per operation is enough to report; the other constraints of a broken validator say no more.
+      if (failed.failed) break;
+    }
     // An unknown query parameter is ignored (the answer a valid request gets) or refused 422; never a 5xx.
     const unknown = validArb(ctx, op, fixed).map((c) => ({ ...c, query: { ...c.query, verify_unknown_parameter: '1' } }));
     const valid = judgeValid(ctx, 'input.unknown-query', op, hasPath);

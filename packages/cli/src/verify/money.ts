@@ -2,7 +2,7 @@
  * Money invariants, on every answer verify reads (checks `money.available`, `money.ledger`): a wallet's `available`
  * is `balance - held_balance`, a card's `available_balance` is `card_balance - held_amount`, a ledger row's amount
  * is positive, and once the ledger has been read to its end every `txn_group_id` balances (debits = credits per
- * currency) and the rows of a card's account (`account_card_uuid`) add up to the card's balance. Shapes are
+ * currency); the write flow also has the rows of its card's account (`account_card_uuid`) add up to its balance. Shapes are
  * recognised by their fields (contract sections 2.3, 2.8, 2.9), whichever operation returned them; all arithmetic
  * is on integers of 10^-8 (decimal strings, never floats).
  */
@@ -39,8 +39,6 @@ function difference(a: unknown, b: unknown, c: unknown): boolean | null {
 export class MoneyObserver {
   /** Ledger rows read with the run's own token, by id. */
   readonly ledger = new Map<string, LedgerRow>();
-  /** Latest card details read with the run's own token, by uuid. */
-  readonly cards = new Map<string, Json>();
   readonly #ctx: VerifyContext;
 
   constructor(ctx: VerifyContext) {
@@ -60,7 +58,6 @@ export class MoneyObserver {
       if ('card_balance' in o && 'held_amount' in o && 'available_balance' in o) {
         const ok = difference(o.available_balance, o.card_balance, o.held_amount);
         this.#ctx.checks.expect('money.available', ok === false ? [`${at}: card ${String(o.uuid)} available_balance ${String(o.available_balance)} is not card_balance ${String(o.card_balance)} - held_amount ${String(o.held_amount)}`] : [], `${at}: card ${String(o.uuid)}`, ev);
-        if (own && typeof o.uuid === 'string') this.cards.set(o.uuid, o);
       }
       if ('txn_group_id' in o && 'direction' in o && 'amount' in o) {
         const units = toUnits(o.amount);
@@ -71,30 +68,48 @@ export class MoneyObserver {
     }
   }
 
-  /**
-   * Reads the whole ledger (within --max-pages of the largest page) and judges what needs all of it: every
-   * `txn_group_id` balances per currency, and each card read in the run holds what its account rows add up to.
-   */
-  async finish(): Promise<void> {
+  /** Reads the whole ledger (within --max-pages of the largest page); true when it reached the end. Rows land in `ledger` through the observer. */
+  async #readLedger(): Promise<{ complete: boolean; lastPage: string[]; evidence: string[] }> {
     const ctx = this.#ctx;
     const op = ctx.spec.listOperations().find((o) => ctx.spec.pathParameters(o).length === 0 && o.operationId === 'listLedgerEntries');
-    if (!op) return;
+    const out = { complete: false, lastPage: [] as string[], evidence: [] as string[] };
+    if (!op) return out;
     const perPage = Number(ctx.spec.queryParameter(op, 'per_page')?.schema?.maximum ?? 100);
-    let complete = false;
-    let lastPage: string[] = [];
-    const evidence: string[] = [];
     for (let page = 1; page <= ctx.maxPages; page++) {
       const before = new Set(this.ledger.keys());
       const x = await ctx.probe.call(op.operationId, { query: { page, per_page: perPage } });
-      if (evidence.length < 5) evidence.push(evidenceOf(x));
+      if (out.evidence.length < 5) out.evidence.push(evidenceOf(x));
       if (x.status !== 200 || !Array.isArray(x.body?.data)) break;
-      lastPage = (x.body.data as Json[]).map((r) => String(r?.id));
+      out.lastPage = (x.body.data as Json[]).map((r) => String(r?.id));
       if (x.body.data.length < perPage || typeof x.body?.links?.next !== 'string') {
-        complete = true;
+        out.complete = true;
         break;
       }
       if ([...this.ledger.keys()].every((k) => before.has(k))) break;
     }
+    return out;
+  }
+
+  /**
+   * The rows of a card's account (`account_card_uuid`) add up to its balance, credit = inflow and debit = outflow:
+   * judged while the card holds money (a closed card nets to zero whichever way its rows point).
+   */
+  async checkCardAccount(uuid: string): Promise<void> {
+    const ctx = this.#ctx;
+    const { complete } = await this.#readLedger();
+    if (!complete) return;
+    const rows = [...this.ledger.values()].filter((r) => r.card === uuid);
+    if (rows.length === 0) return;
+    const net = rows.reduce((sum, r) => sum + (r.direction === 'credit' ? r.amount : -r.amount), 0n);
+    const card = await ctx.probe.call('getCard', { params: { uuid } });
+    const balance = toUnits(card.body?.data?.card_balance);
+    ctx.checks.expect('money.ledger', balance !== null && balance !== net ? [`card ${uuid}: card_balance ${String(card.body?.data?.card_balance)} but its ${rows.length} ledger row(s) add up to ${fromUnits(net)} (credit = inflow, debit = outflow)`] : [], `card ${uuid}: its ledger rows add up to its balance`, [evidenceOf(card)]);
+  }
+
+  /** Reads the whole ledger and judges what needs all of it: every `txn_group_id` balances per currency. */
+  async finish(): Promise<void> {
+    const ctx = this.#ctx;
+    const { complete, lastPage, evidence } = await this.#readLedger();
     const excluded = new Set(complete ? [] : lastPage.map((id) => this.ledger.get(id)?.group));
     const groups = new Map<string, Map<string, bigint>>();
     for (const row of this.ledger.values()) {
@@ -105,15 +120,5 @@ export class MoneyObserver {
     const problems: string[] = [];
     for (const [group, sums] of groups) for (const [currency, net] of sums) if (net !== 0n) problems.push(`txn_group_id ${group}: credits exceed debits by ${fromUnits(net)} ${currency} (debits must equal credits)`);
     if (groups.size > 0) ctx.checks.expect('money.ledger', problems.slice(0, 10), `${groups.size} txn_group_id(s) balance`, evidence);
-    // A card's account rows (account_card_uuid) add up to its balance: read only from a complete ledger.
-    if (!complete) return;
-    for (const [uuid, card] of this.cards) {
-      const rows = [...this.ledger.values()].filter((r) => r.card === uuid);
-      if (rows.length === 0) continue;
-      const net = rows.reduce((sum, r) => sum + (r.direction === 'credit' ? r.amount : -r.amount), 0n);
-      const fresh = await ctx.probe.call('getCard', { params: { uuid } });
-      const balance = toUnits(fresh.body?.data?.card_balance ?? card.card_balance);
-      ctx.checks.expect('money.ledger', balance !== null && balance !== net ? [`card ${uuid}: card_balance ${String(fresh.body?.data?.card_balance)} but its ${rows.length} ledger row(s) add up to ${fromUnits(net)} (credit = inflow, debit = outflow)`] : [], `card ${uuid}: ledger rows add up to its balance`, [evidenceOf(fresh)]);
-    }
   }
 }

@@ -72,6 +72,8 @@ export interface WriteOptions {
    * new card. Asked only when the order reads do not name it (`related_card_uuid` is optional, D29).
    */
   completedCard?: (orderUuid: string) => Promise<string | null>;
+  /** Called once the card holds money (after the top-up): the ledger check of its account. */
+  cardFunded?: (cardUuid: string) => Promise<void>;
   /** Why no card could come from order.completed when that is known (a webhook check failed): the cause's check id. */
   webhookCause?: () => string | null;
 }
@@ -95,6 +97,8 @@ export async function runWriteFlow(ctx: VerifyContext, options: WriteOptions): P
       last = await probe.call('getOrder', { params: { uuid } });
       const order = last.body?.data;
       if (last.status === 200 && TERMINAL.includes(order?.status)) return { order, last };
+      // An order the server does not know will not end: waiting on it says nothing more.
+      if (last.status === 404) return { order: null, last };
       if (Date.now() >= deadline) return { order: null, last };
       await sleep(options.pollIntervalMs, ctx.signal);
     }
@@ -277,6 +281,7 @@ export async function runWriteFlow(ctx: VerifyContext, options: WriteOptions): P
   checks.expect('write.topup', topup.problems, `topup_card ${product.min_topup_amount} ${product.currency} credited`, topup.evidence);
   if (topup.flowOrder) {
     await topupHold.completed(topup.flowOrder);
+    await options.cardFunded?.(cardUuid);
     const replayHold = await holdWatch(product.currency);
     await replayWrite('topupCard', topup.flowOrder, topupBody, params);
     // A replay moves no money: the wallet is where the top-up left it.
