@@ -30,8 +30,8 @@ describe('verify against the sandbox', { timeout: 120_000 }, () => {
     expect(issue.evidence.some((e) => /^req_/.test(e))).toBe(true);
   });
 
-  it('with writes, webhooks and the private key: every check passes, none is skipped', async () => {
-    const { report, failed, skipped } = await runScene({ writes: true, webhooks: true, privateKey: true });
+  it('with writes, webhooks, the private key and the extra tokens: every check passes, none is skipped', async () => {
+    const { report, failed, skipped } = await runScene({ writes: true, webhooks: true, privateKey: true, tokens: true });
     expect(failed).toEqual([]);
     expect(skipped).toEqual([]);
     expect(report.summary.passed).toBe(report.checks.length);

@@ -117,11 +117,19 @@ function invalidChanges(ctx: VerifyContext, op: SpecOperation): Array<{ broken: 
   return changes;
 }
 
+/** An answer whose status the operation does not declare: `http.status-declared` counts it, noted as also seen here. */
+function undeclared(ctx: VerifyContext, id: string, x: Exchange): boolean {
+  if (!x.operation || ctx.spec.declaredResponse(x.operation, x.status)) return false;
+  ctx.checks.alsoSeen('http.status-declared', id);
+  return true;
+}
+
 /** A valid request is served, or refused for a documented business reason; never a 5xx, 400, 401 or 403. */
 function judgeValid(ctx: VerifyContext, id: string, op: SpecOperation, hasPathParams: boolean): (x: Exchange) => string[] {
   // hasPathParams: the resource may not exist (an unknown uuid), so 404 *.not_found is right too.
   const code = (x: Exchange, expected: RegExp) => hasCode(ctx.checks, id, x, expected);
   return (x) => {
+    if (undeclared(ctx, id, x)) return [];
     if (op.method === 'GET') {
       if (x.status === 200) return [];
       if (hasPathParams && x.status === 404 && code(x, NOT_FOUND)) return [];
@@ -137,6 +145,7 @@ function judgeValid(ctx: VerifyContext, id: string, op: SpecOperation, hasPathPa
 /** An invalid request is refused 422 validation.failed (or 404 when it names a resource that does not exist). */
 function judgeInvalid(ctx: VerifyContext, hasPathParams: boolean): (x: Exchange, c: Case) => string[] {
   return (x, c) => {
+    if (x.status < 500 && undeclared(ctx, 'input.invalid', x)) return [];
     if (x.status === 422 && hasCode(ctx.checks, 'input.invalid', x, 'validation.failed')) return [];
     if (hasPathParams && x.status === 404 && hasCode(ctx.checks, 'input.invalid', x, NOT_FOUND)) return [];
     return [`${c.broken ?? 'an invalid request'}: ${answered(x)}, expected 422 validation.failed`];
