@@ -153,7 +153,7 @@ async function mutantProxy(targetPort: number, mutant: Mutant, tokens: RestConte
 }
 
 /** Mints a token of this workspace with `abilities`, and a workspace with its token, through the control API. */
-async function controlTokens(origin: string, token: string): Promise<{ readOnly: string; other: string }> {
+export async function controlTokens(origin: string, token: string): Promise<{ readOnly: string; other: string }> {
   const post = async (path: string, body: unknown) => {
     const res = await fetch(`${origin}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     if (res.status !== 201) throw new Error(`${path} answered ${res.status}`);
@@ -289,7 +289,7 @@ export async function runScene(options: SceneOptions = {}): Promise<SceneResult>
         receiverPort = port;
       },
       ...(tokens ? { readOnlyToken: tokens.readOnly, otherWorkspaceToken: tokens.other } : {}),
-      maxExamples: 10,
+      maxExamples: 5,
       ...options.verify,
     });
     const failed = report.checks.filter((c) => c.status === 'fail').map((c) => c.id);
