@@ -255,6 +255,14 @@ export const MUTANTS: Mutant[] = [
     kind: 'isolation',
     rest: async (r, ctx) => (ctx.tokens.other && bearer(r) === ctx.tokens.other && r.route === '/orders' ? ctx.send(asToken(r, ctx.tokens.main)) : ctx.send(r)),
   },
+  {
+    name: 'another workspace can act on this workspace\'s card',
+    kind: 'isolation',
+    rest: async (r, ctx) => {
+      const a = await ctx.send(r);
+      return ctx.tokens.other && bearer(r) === ctx.tokens.other && r.method === 'POST' && cardAction.test(r.route) && a.status === 404 ? ctx.send(asToken(r, ctx.tokens.main)) : a;
+    },
+  },
   // Idempotency.
   {
     name: 'a top-up replay makes a second order',
@@ -276,6 +284,17 @@ export const MUTANTS: Mutant[] = [
       if (ctx.state.has(`freeze:${key}`)) return ctx.send({ ...r, headers: { ...r.headers, 'x-idempotency-key': randomUUID() } });
       ctx.state.set(`freeze:${key}`, true);
       return ctx.send(r);
+    },
+  },
+  {
+    name: 'an idempotency key is scoped to one endpoint',
+    kind: 'idempotency',
+    rest: async (r, ctx) => {
+      const key = r.headers['x-idempotency-key'];
+      if (r.method !== 'POST' || typeof key !== 'string') return ctx.send(r);
+      const route = ctx.state.get(`route:${key}`);
+      if (route === undefined) ctx.state.set(`route:${key}`, r.route);
+      return route !== undefined && route !== r.route ? ctx.send({ ...r, headers: { ...r.headers, 'x-idempotency-key': `${key}@${r.route}` } }) : ctx.send(r);
     },
   },
   // Ids and ordering.
@@ -316,6 +335,15 @@ export const MUTANTS: Mutant[] = [
       if (!['closed', 'pending_close'].includes(card?.data?.status)) return a;
       return withJson(a, { data: { uuid: randomUUID(), type: 'freeze', status: 'pending', related_card_uuid: card!.data.uuid, held_amount: '0.00', currency: card!.data.currency, created_at: new Date().toISOString(), failure_reason: null } }, 202);
     },
+  },
+  {
+    name: 'the issued card is loaded with the initial top-up minus the issue fee',
+    kind: 'money',
+    rest: editJson(/^\/cards\/[^/]+$/, (b) => {
+      if (b.data && b.data.status === 'active' && typeof b.data.card_balance === 'string') {
+        for (const k of ['card_balance', 'available_balance']) b.data[k] = (Number(b.data[k]) - 1).toFixed(2);
+      }
+    }),
   },
   // Webhook signing.
   {

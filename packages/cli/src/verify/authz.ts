@@ -84,7 +84,7 @@ export async function runReadOnlyChecks(ctx: VerifyContext, registry: ResourceRe
   }
 }
 
-export async function runIsolationChecks(ctx: VerifyContext, registry: ResourceRegistry, token: string, ownSlug: unknown): Promise<void> {
+export async function runIsolationChecks(ctx: VerifyContext, registry: ResourceRegistry, token: string, ownSlug: unknown, closedCard: string | null): Promise<void> {
   const { probe, spec, checks } = ctx;
   const as = { value: token, env: 'CARD_API_OTHER_WORKSPACE_TOKEN' };
   const id = 'isolation.other-workspace';
@@ -108,6 +108,17 @@ export async function runIsolationChecks(ctx: VerifyContext, registry: ResourceR
       const x = await probe.call(op.operationId, { params: { [name]: uuid }, token: as });
       const problems = x.status === 404 && hasCode(checks, id, x, /\.not_found$/) ? [] : [`${answered(x)} with another workspace's token, expected 404 (the ${op.route.startsWith(`${cardsRoute}/`) ? 'card' : 'order'} is not theirs)`];
       checks.expect(id, problems, `${op.method} ${op.route} of this workspace's ${uuid}: 404`, [evidenceOf(x)]);
+    }
+  }
+  // Writes to this workspace's card are refused as to an unknown card (sent once the flow closed it, when it did:
+  // a server that let them through answers 409, not 202, and changes nothing).
+  const card = closedCard;
+  if (card) {
+    for (const op of spec.operations.filter((o) => o.method === 'POST' && spec.pathParameters(o).length === 1 && o.route.startsWith(`${cardsRoute}/`))) {
+      const name = String(spec.pathParameters(op)[0]!.name);
+      const body = sampleBody(ctx, op);
+      const x = await probe.call(op.operationId, { params: { [name]: card }, token: as, idempotencyKey: `verify-other-${randomUUID()}`, ...(body !== undefined ? { body } : {}) });
+      checks.expect(id, x.status === 404 && hasCode(checks, id, x, /\.not_found$/) ? [] : [`${answered(x)} with another workspace's token, expected 404 (the card is not theirs)`], `${op.method} ${op.route} of this workspace's card: 404`, [evidenceOf(x)]);
     }
   }
   // Its own lists hold nothing of this workspace; its wallet is its own.

@@ -164,7 +164,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
     }
     if (options.otherWorkspaceToken) {
       log('verify: the other workspace\'s token');
-      await runIsolationChecks(ctx, registry, options.otherWorkspaceToken, own?.workspace_slug);
+      await runIsolationChecks(ctx, registry, options.otherWorkspaceToken, own?.workspace_slug, flow?.closeOrder && flow.cardUuid ? flow.cardUuid : null);
     }
   } catch (error) {
     stopped = stopOf(error);

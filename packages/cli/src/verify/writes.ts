@@ -258,6 +258,7 @@ export async function runWriteFlow(ctx: VerifyContext, options: WriteOptions): P
       else {
         result.card = card.body?.data ?? null;
         if (result.card?.status !== 'active') completeProblems.push(`the new card is ${result.card?.status}, expected active (D17)`);
+        if (toUnits(result.card?.card_balance) !== toUnits(issueBody.initial_topup_amount)) completeProblems.push(`the new card's card_balance is ${JSON.stringify(result.card?.card_balance)}, expected the initial top-up ${issueBody.initial_topup_amount} (D21)`);
         const cards = await probe.call('listCards', { query: { page: 1, per_page: 1 } });
         const first = cards.body?.data?.[0]?.uuid;
         if (first === cardUuid || !replayCascade('state.created-readable', `the newest card of ${answered(cards)}`)) checks.expect('state.created-readable', first === cardUuid ? [] : [`the newest card of ${answered(cards)} is ${JSON.stringify(first ?? null)}, not the card just issued ${cardUuid}`], `card ${cardUuid}: readable and first in its list`, [evidenceOf(card), evidenceOf(cards)]);
@@ -300,7 +301,8 @@ export async function runWriteFlow(ctx: VerifyContext, options: WriteOptions): P
   }
 
   /** A card action, its order and the card status after it. */
-  const action = async (checkId: string, operationId: string, step: string, type: string, statuses: string[], body: unknown = { reason: `gen-card-api verify ${step}` }) => {
+  /** `body` undefined sends none (the body of a card action is optional). */
+  const action = async (checkId: string, operationId: string, step: string, type: string, statuses: string[], body: unknown) => {
     const a = await write(operationId, step, type, body, params);
     if (a.flowOrder) {
       await awaitOrder(a.flowOrder, a.problems, a.evidence);
@@ -312,6 +314,16 @@ export async function runWriteFlow(ctx: VerifyContext, options: WriteOptions): P
     if (a.flowOrder) await replayWrite(operationId, a.flowOrder, body, params);
     return a;
   };
+
+  // D33: a key names one request of the workspace; the issue's key sent to another endpoint is refused. An unfreeze
+  // of an active card changes nothing even where a server scopes keys per endpoint (it answers 409 state_conflict).
+  const elsewhere = await probe.call('unfreezeCard', { params, idempotencyKey: issue.key });
+  checks.expect(
+    'write.idempotency-conflict',
+    elsewhere.status === 409 && hasCode(checks, 'write.idempotency-conflict', elsewhere, 'idempotency.key_reused') ? [] : [`the issue's key ${issue.key} sent to ${answered(elsewhere)}, expected 409 idempotency.key_reused (a key is the workspace's, not one endpoint's: D33)`],
+    '409 idempotency.key_reused on another endpoint',
+    [`X-Idempotency-Key ${issue.key}`, evidenceOf(elsewhere)],
+  );
 
   /** state.after-close: every card write refused 409 card.state_conflict; the card still read and listed. */
   const afterClose = async (phase: string) => {
@@ -351,7 +363,7 @@ export async function runWriteFlow(ctx: VerifyContext, options: WriteOptions): P
   const closeWallet = await wallet(product.currency);
 
   // Close: stage 1 (the order completes, the card is closing), stage 2 (the card is closed).
-  const close = await action('write.close-stage-1', 'closeCard', 'close', 'close_card', ['pending_close', 'closed']);
+  const close = await action('write.close-stage-1', 'closeCard', 'close', 'close_card', ['pending_close', 'closed'], { reason: 'gen-card-api verify close' });
   result.closeOrder = close.flowOrder;
   if (close.flowOrder) await afterClose('closing');
   if (!close.flowOrder) {
