@@ -4,10 +4,13 @@
  * values (curl lines) stay shell-safe and free of control characters. The cascade bookkeeping of the recorder too.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SPEC } from '../../generators/index.js';
-import { CheckRecorder } from '../../packages/cli/src/verify/checks.js';
+import { CheckRecorder, FIXED_CHECKS } from '../../packages/cli/src/verify/checks.js';
+import { ROOT } from '../helpers/spec.js';
 import { bodyViolations, leafViolations, validValue } from '../../packages/cli/src/verify/generate.js';
 import { shellQuote } from '../../packages/cli/src/verify/http.js';
 import { VerifySpec } from '../../packages/cli/src/verify/spec.js';
@@ -78,5 +81,14 @@ describe('the recorder: causes, not cascades', () => {
     const [cause, effect] = checks.results();
     expect(cause).toMatchObject({ status: 'fail', details: ['broken', 'the same fault also showed in effect (not counted there)'] });
     expect(effect).toMatchObject({ status: 'skipped', details: ['not judged: no delivery verified'] });
+  });
+});
+
+describe('the README', () => {
+  it('documents every check id verify reports, in catalogue order, and no other', () => {
+    const readme = readFileSync(path.join(ROOT, 'packages/cli/README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## What `verify` checks'), readme.indexOf('## Exit codes'));
+    const ids = [...section.matchAll(/^\| `([a-z][\w.<>-]*)` \|/gm)].map((m) => m[1]);
+    expect(ids).toEqual([...FIXED_CHECKS.map((c) => c.id), 'list.<operationId>']);
   });
 });
