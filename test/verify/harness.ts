@@ -28,6 +28,8 @@ export interface SceneOptions {
   mutant?: Mutant;
   /** Give verify a read-only token and another workspace's token, minted through the sandbox's control API. */
   tokens?: boolean;
+  /** The sandbox's per-minute ceilings; default none in effect (100,000). */
+  rateLimits?: { tokenPerMinute?: number; ipPerMinute?: number };
   /** Options passed to runVerify as they are (seed, budgets). */
   verify?: Partial<VerifyOptions>;
 }
@@ -238,7 +240,7 @@ export async function runScene(options: SceneOptions = {}): Promise<SceneResult>
   // Rate limits out of the way, so that several runs a minute never wait out a 429 (probe.test.ts covers that path).
   const running = await startSandbox({
     port: 0,
-    sandboxOptions: { closeDelayMs: null, webhookRetryScheduleMs: [200], rateLimits: { tokenPerMinute: 100_000, ipPerMinute: 100_000 }, cardSecretsEnvelope: options.cardSecretsEnvelope ?? 'full' },
+    sandboxOptions: { closeDelayMs: null, webhookRetryScheduleMs: [200], rateLimits: options.rateLimits ?? { tokenPerMinute: 100_000, ipPerMinute: 100_000 }, cardSecretsEnvelope: options.cardSecretsEnvelope ?? 'full' },
   });
   const servers: Server[] = [];
   let stopDriver = () => undefined as void;

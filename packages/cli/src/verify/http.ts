@@ -157,6 +157,8 @@ export class Probe {
   readonly #maxDepth: number;
   readonly #signal: AbortSignal;
   #rateLimitWaitedMs = 0;
+  /** The rate-limit state the last answer announced (D5 headers), when it did. */
+  rateLimit: { limit: number; remaining: number } | null = null;
   /** Called with every answer after the http.* checks: the money invariants and the resource registry read them. */
   readonly observers: Array<(exchange: Exchange) => void> = [];
 
@@ -202,6 +204,9 @@ export class Probe {
     for (let attempt = 0; ; attempt++) {
       const exchange = await this.#send(request);
       this.#validate(exchange);
+      const limit = Number(exchange.headers.get('x-ratelimit-limit') ?? NaN);
+      const remaining = Number(exchange.headers.get('x-ratelimit-remaining') ?? NaN);
+      if (Number.isSafeInteger(limit) && Number.isSafeInteger(remaining) && request.token === undefined && (request.auth ?? 'token') === 'token') this.rateLimit = { limit, remaining };
       for (const observe of this.observers) observe(exchange);
       if (exchange.status !== 429 || attempt >= this.#maxRetries) return exchange;
       const asked = retryAfterSeconds(exchange.headers.get('retry-after'));

@@ -162,7 +162,7 @@ export interface PropertyResult {
  * with the answer. A failure is shrunk (each step another request, within the time budget) and recorded once, with
  * the smallest failing request as a curl line and the seed.
  */
-export async function runProperty<C>(ctx: VerifyContext, checkId: string, what: string, arb: fc.Arbitrary<C>, request: (c: C) => ProbeRequest, judge: (x: Exchange, c: C) => string[], options: { seed: number; numRuns: number; timeMs: number; replaySeed: number }): Promise<PropertyResult> {
+export async function runProperty<C>(ctx: VerifyContext, checkId: string, what: string, arb: fc.Arbitrary<C>, request: (c: C) => ProbeRequest, judge: (x: Exchange, c: C) => string[], options: { seed: number; numRuns: number; timeMs: number; replaySeed: number; allowance?: { left: number } }): Promise<PropertyResult> {
   let stopped: unknown = null;
   let last: { request: ProbeRequest; problems: string[]; x: Exchange } | null = null;
   let runs = 0;
@@ -170,6 +170,10 @@ export async function runProperty<C>(ctx: VerifyContext, checkId: string, what: 
   await fc.check(
     fc.asyncProperty(arb, async (c) => {
       if (stopped !== null) return true;
+      if (options.allowance) {
+        if (options.allowance.left <= 0) return true;
+        options.allowance.left--;
+      }
       const req = request(c);
       try {
         const x = await ctx.probe.request(req);
@@ -206,15 +210,28 @@ export async function runInputChecks(ctx: VerifyContext, options: InputOptions):
   const properties = ops.length * 2 + [...changes.values()].reduce((n, c) => n + c.length, 0);
   const timeMs = Math.floor(options.budgetMs / Math.max(1, properties));
   let n = 0;
-  const next = (numRuns = options.maxExamples) => ({ seed: (options.seed + n++) | 0, numRuns, timeMs, replaySeed: options.seed });
+  // A token with a low per-minute ceiling (its X-RateLimit-* headers) gets what is left of its minute, less a
+  // reserve for the checks after this phase, instead of a run that stops on 429s: the cut is reported.
+  const rate = ctx.probe.rateLimit;
+  const allowance = rate && rate.limit < 6000 ? { left: Math.max(0, rate.remaining - Math.min(60, Math.floor(rate.limit / 2))) } : undefined;
+  const next = (numRuns = options.maxExamples) => ({ seed: (options.seed + n++) | 0, numRuns, timeMs, replaySeed: options.seed, ...(allowance ? { allowance } : {}) });
   if (!options.allowWrites) checks.skip('input.valid', 'needs --allow-writes for the operations that create resources');
-  for (const op of ops) {
+  // The few requests with most to say first (each operation bare, then with an unknown parameter), then every
+  // constraint broken, then valid requests: a cut budget still covers every operation.
+  await runOmittedAndDefaults(ctx);
+  const setup = ops.map((op) => {
     const fixed = fixedParams(ctx, op, options.closedCard);
     // An unknown uuid may be refused 404; the closed card exists, so only the documented answers to it count.
     const hasPath = spec.pathParameters(op).length > 0 && fixed === null;
-    const req = (c: Case) => toRequest(ctx.probe, op, c);
-    const label = `${op.method} ${op.route}`;
-    await runProperty(ctx, 'input.valid', label, validArb(ctx, op, fixed), req, judgeValid(ctx, 'input.valid', op, hasPath), next());
+    return { op, fixed, hasPath, label: `${op.method} ${op.route}`, req: (c: Case) => toRequest(ctx.probe, op, c) };
+  });
+  for (const { op, fixed, hasPath, label, req } of setup) {
+    // An unknown query parameter is ignored (the answer a valid request gets) or refused 422; never a 5xx.
+    const unknown = validArb(ctx, op, fixed).map((c) => ({ ...c, query: { ...c.query, verify_unknown_parameter: '1' } }));
+    const valid = judgeValid(ctx, 'input.unknown-query', op, hasPath);
+    await runProperty(ctx, 'input.unknown-query', label, unknown, req, (x) => (x.status === 422 && hasCode(ctx.checks, 'input.unknown-query', x, 'validation.failed') ? [] : valid(x).map((p) => `unknown query parameter verify_unknown_parameter: ${p.replace(/^a valid request: /, '')}`)), next());
+  }
+  for (const { op, fixed, hasPath, label, req } of setup) {
     const opChanges = changes.get(op) ?? [];
     const perChange = Math.max(2, Math.ceil(options.maxExamples / Math.max(1, opChanges.length)));
     for (const change of opChanges) {
@@ -223,12 +240,13 @@ export async function runInputChecks(ctx: VerifyContext, options: InputOptions):
       // One failure per operation is enough to report; the other constraints of a broken validator say no more.
       if (failed.failed) break;
     }
-    // An unknown query parameter is ignored (the answer a valid request gets) or refused 422; never a 5xx.
-    const unknown = validArb(ctx, op, fixed).map((c) => ({ ...c, query: { ...c.query, verify_unknown_parameter: '1' } }));
-    const valid = judgeValid(ctx, 'input.unknown-query', op, hasPath);
-    await runProperty(ctx, 'input.unknown-query', label, unknown, req, (x) => (x.status === 422 && hasCode(ctx.checks, 'input.unknown-query', x, 'validation.failed') ? [] : valid(x).map((p) => `unknown query parameter verify_unknown_parameter: ${p.replace(/^a valid request: /, '')}`)), next());
   }
-  await runOmittedAndDefaults(ctx);
+  for (const { op, fixed, hasPath, label, req } of setup) await runProperty(ctx, 'input.valid', label, validArb(ctx, op, fixed), req, judgeValid(ctx, 'input.valid', op, hasPath), next());
+  if (allowance && allowance.left <= 0) {
+    const reason = `generated inputs cut short: the token allows ${rate!.limit} requests a minute (X-RateLimit-Limit), and the run keeps what is left for its other checks`;
+    ctx.log(`verify: ${reason}`);
+    for (const id of ['input.valid', 'input.invalid', 'input.unknown-query']) ctx.checks.skip(id, reason);
+  }
 }
 
 /**
