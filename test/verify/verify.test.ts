@@ -39,4 +39,14 @@ describe('verify against the sandbox', { timeout: 120_000 }, () => {
     expect(text).not.toMatch(/"pan"|"cvv"|expiry_month/);
     expect(report.checks.find((c) => c.id === 'webhook.redelivery-bytes')!.observations).toBeGreaterThan(0);
   });
+
+  it('a token limited to 120 requests a minute: the run completes, the generated inputs are cut and say why', async () => {
+    const { report, failed } = await runScene({ writes: true, tokens: true, rateLimits: { tokenPerMinute: 120, ipPerMinute: 600 } });
+    expect(report.stopped).toBeUndefined();
+    expect(failed).toEqual([]);
+    const cut = report.checks.filter((c) => c.id.startsWith('input.') && c.status === 'skipped');
+    expect(cut.length).toBeGreaterThan(0);
+    for (const c of cut) expect(c.details[0]).toMatch(/cut short: the token allows 120 requests a minute/);
+    expect(report.checks.find((c) => c.id === 'input.defaults')?.status).toBe('pass');
+  });
 });
