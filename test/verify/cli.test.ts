@@ -11,7 +11,7 @@ import path from 'node:path';
 import { startSandbox, type RunningSandbox } from '@card-api/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/spec.js';
-import { close, closeDriver, hookProxy } from './harness.js';
+import { close, closeDriver, controlTokens, hookProxy } from './harness.js';
 
 const BIN = path.join(ROOT, 'packages/cli/bin/gen-card-api.js');
 
@@ -55,6 +55,7 @@ describe('gen-card-api verify (process)', { timeout: 120_000 }, () => {
     ['an unknown option', ['--no-such-option'], /unknown option/],
     ['an unknown format', ['--format', 'yaml'], /--format/],
     ['a listener without its secret', ['--webhook-listen', '127.0.0.1:0'], /--webhook-secret/],
+    ['a seed that is not a 32-bit integer', ['--seed', '1e9'], /--seed must be a 32-bit integer/],
   ])('exits 2 on a usage error: %s', async (_name, args, message) => {
     const run = await cli(args as string[], args.includes('--base-url') ? {} : env);
     expect(run.code).toBe(2);
@@ -62,7 +63,7 @@ describe('gen-card-api verify (process)', { timeout: 120_000 }, () => {
   });
 
   it('read-only, JSON: exit 0, a report per check, the token never printed', async () => {
-    const run = await cli(['--format', 'json'], env);
+    const run = await cli(['--format', 'json', '--max-examples', '5'], env);
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as { summary: { failed: number; passed: number }; checks: Array<{ id: string; status: string }> };
     expect(report.summary.failed).toBe(0);
@@ -71,7 +72,7 @@ describe('gen-card-api verify (process)', { timeout: 120_000 }, () => {
   });
 
   it('JUnit: one testcase per check', async () => {
-    const run = await cli(['--format', 'junit'], env);
+    const run = await cli(['--format', 'junit', '--max-examples', '5'], env);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^<\?xml/);
     expect(run.stdout).toMatch(/<testsuites name="gen-card-api verify" tests="\d+" failures="0"/);
@@ -84,17 +85,20 @@ describe('gen-card-api verify (process)', { timeout: 120_000 }, () => {
     const liar: Server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
     await new Promise<void>((resolve) => liar.listen(0, '127.0.0.1', resolve));
     try {
-      const run = await cli(['--base-url', `http://127.0.0.1:${(liar.address() as { port: number }).port}/api/v1`], env);
+      const run = await cli(['--base-url', `http://127.0.0.1:${(liar.address() as { port: number }).port}/api/v1`, '--max-examples', '3', '--input-budget', '10', '--seed', '11'], env);
       expect(run.code).toBe(1);
       expect(run.stdout).toMatch(/^FAIL {2}auth\.no-token/m);
       expect(run.stdout).toMatch(/^FAIL {2}http\.request-id/m);
       expect(run.stdout).not.toContain(running.token!);
+      // A generated request's failure is a curl line with the seed that replays it; the token is a variable.
+      expect(run.stdout).toMatch(/replay: curl -sS -X GET '[^']+' -H "Authorization: Bearer \$CARD_API_TOKEN".*\(gen-card-api verify --seed 11\)/);
     } finally {
       await close(liar);
     }
   });
 
-  it('--allow-writes with a webhook listener and the private key: exit 0, every check passed', async () => {
+  it('--allow-writes with a webhook listener, the private key and the extra tokens: exit 0, every check passed', async () => {
+    const tokens = await controlTokens(running.origin, running.token!);
     const workspaceId = running.sandbox.auth.resolveToken(running.token!)!.workspace.id;
     const dir = mkdtempSync(path.join(tmpdir(), 'verify-'));
     const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -107,8 +111,8 @@ describe('gen-card-api verify (process)', { timeout: 120_000 }, () => {
     const stop = closeDriver(running, workspaceId, true);
     try {
       const run = await cli(
-        ['--allow-writes', '--webhook-listen', '127.0.0.1:0', '--private-key', path.join(dir, 'key.pem'), '--poll-interval', '50', '--format', 'json'],
-        { ...env, CARD_API_WEBHOOK_SECRET: endpoint.secret },
+        ['--allow-writes', '--webhook-listen', '127.0.0.1:0', '--private-key', path.join(dir, 'key.pem'), '--poll-interval', '50', '--format', 'json', '--max-examples', '5'],
+        { ...env, CARD_API_WEBHOOK_SECRET: endpoint.secret, CARD_API_READ_ONLY_TOKEN: tokens.readOnly, CARD_API_OTHER_WORKSPACE_TOKEN: tokens.other },
         (text) => {
           const m = /webhook receiver on 127\.0\.0\.1:(\d+)/.exec(text);
           if (m) port = Number(m[1]);
@@ -119,6 +123,7 @@ describe('gen-card-api verify (process)', { timeout: 120_000 }, () => {
       expect(report.summary.passed).toBe(report.summary.total);
       expect(run.stdout + run.stderr).not.toContain(running.token!);
       expect(run.stdout + run.stderr).not.toContain(endpoint.secret);
+      for (const token of [tokens.readOnly, tokens.other]) expect(run.stdout + run.stderr).not.toContain(token);
     } finally {
       stop();
       await close(proxy);

@@ -9,7 +9,8 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type Se
 import { startSandbox, type RunningSandbox } from '@card-api/sandbox';
 import { signPayload } from '@card-api/webhooks/testing';
 import { DEFAULT_SPEC } from '../../generators/index.js';
-import { runVerify, type VerifyReport } from '../../packages/cli/src/verify/index.js';
+import { runVerify, type VerifyOptions, type VerifyReport } from '../../packages/cli/src/verify/index.js';
+import type { Mutant, ProxyAnswer, ProxyRequest, RestContext } from './mutants.js';
 
 /** `seed-orders` is no fault: orders without `related_card_uuid` (and `related_card_id`), as the contract's order row has it (D29). */
 export type RestFault = 'drop-field' | 'undeclared-status' | 'missing-request-id' | 'reused-key-new-order' | 'broken-next-link' | 'seed-orders';
@@ -23,6 +24,14 @@ export interface SceneOptions {
   hookFault?: HookFault;
   /** The sandbox's envelope of `card.issued.secrets` (D13); default `full`. */
   cardSecretsEnvelope?: 'full' | 'example';
+  /** One fault of the mutation catalogue (test/verify/mutants.ts), on the REST or the delivery side. */
+  mutant?: Mutant;
+  /** Give verify a read-only token and another workspace's token, minted through the sandbox's control API. */
+  tokens?: boolean;
+  /** The sandbox's per-minute ceilings; default none in effect (100,000). */
+  rateLimits?: { tokenPerMinute?: number; ipPerMinute?: number };
+  /** Options passed to runVerify as they are (seed, budgets). */
+  verify?: Partial<VerifyOptions>;
 }
 
 export interface SceneResult {
@@ -116,15 +125,65 @@ async function restProxy(targetPort: number, fault: RestFault): Promise<Server> 
   return server;
 }
 
+/** The proxy of a catalogue mutant: every exchange goes through `mutant.rest`, which may ask the sandbox itself. */
+async function mutantProxy(targetPort: number, mutant: Mutant, tokens: RestContext['tokens']): Promise<Server> {
+  const root = '/api/v1';
+  const ctx: RestContext = {
+    tokens,
+    state: new Map(),
+    send: async (r: ProxyRequest): Promise<ProxyAnswer> => {
+      const search = r.query.toString();
+      const a = await forward(targetPort, r.method, `${root}${r.route}${search ? `?${search}` : ''}`, r.headers, r.body);
+      return { status: a.status, headers: a.headers, body: a.body };
+    },
+  };
+  const server = createServer((req, res) => {
+    void (async () => {
+      const body = await readBody(req);
+      const url = new URL(req.url ?? '/', 'http://proxy.invalid');
+      const answer = url.pathname.startsWith(root)
+        ? await mutant.rest!({ method: req.method ?? 'GET', route: url.pathname.slice(root.length), query: url.searchParams, headers: { ...req.headers }, body }, ctx)
+        : await forward(targetPort, req.method ?? 'GET', req.url ?? '/', req.headers, body);
+      const outHeaders = { ...answer.headers };
+      delete outHeaders['content-length'];
+      delete outHeaders['transfer-encoding'];
+      res.writeHead(answer.status, { ...outHeaders, 'content-length': String(answer.body.length) }).end(answer.body);
+    })().catch((error: unknown) => res.writeHead(502).end(String(error)));
+  });
+  await listen(server);
+  return server;
+}
+
+/** Mints a token of this workspace with `abilities`, and a workspace with its token, through the control API. */
+export async function controlTokens(origin: string, token: string): Promise<{ readOnly: string; other: string }> {
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${origin}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (res.status !== 201) throw new Error(`${path} answered ${res.status}`);
+    return ((await res.json()) as { data: Record<string, any> }).data;
+  };
+  const readOnly = await post('/sandbox/tokens', { name: 'verify read-only', abilities: ['cards.read', 'orders.read', 'wallet.read', 'transactions.read'] });
+  const other = await post('/sandbox/workspaces', { name: 'Verify other workspace', base_currency: 'USD', initial_deposit: '100.00', holder_first_name: 'Other', holder_last_name: 'Holder' });
+  return { readOnly: String(readOnly.token), other: String(other.token.token) };
+}
+
 /** The tampering proxy between the sandbox's deliveries and verify's receiver. */
-export async function hookProxy(target: () => number, secret: () => string, fault: HookFault | undefined): Promise<Server> {
+export async function hookProxy(target: () => number, secret: () => string, fault: HookFault | undefined, mutant?: Mutant): Promise<Server> {
   let tampered = false;
+  const mutantState = new Map<string, unknown>();
   let held: { headers: IncomingHttpHeaders; body: Buffer } | null = null;
   const send = (headers: IncomingHttpHeaders, body: Buffer) => forward(target(), 'POST', '/hooks', { 'content-type': 'application/json', 'x-service-signature': String(headers['x-service-signature'] ?? '') }, body);
   const server = createServer((req, res) => {
     void (async () => {
       const body = await readBody(req);
       const event = JSON.parse(body.toString('utf8')) as { event: string };
+      if (mutant?.hook) {
+        let status = 200;
+        for (const out of mutant.hook({ event, body, signature: String(req.headers['x-service-signature'] ?? ''), secret: secret() }, mutantState)) {
+          status = (await send({ 'x-service-signature': out.signature }, out.body)).status;
+        }
+        res.writeHead(status).end();
+        return;
+      }
       if (fault === 'closed-before-initiated' && event.event === 'card.close_initiated' && held === null) {
         held = { headers: req.headers, body }; // Acknowledged now, passed on after card.closed.
         res.writeHead(200).end();
@@ -181,13 +240,19 @@ export async function runScene(options: SceneOptions = {}): Promise<SceneResult>
   // Rate limits out of the way, so that several runs a minute never wait out a 429 (probe.test.ts covers that path).
   const running = await startSandbox({
     port: 0,
-    sandboxOptions: { closeDelayMs: null, webhookRetryScheduleMs: [200], rateLimits: { tokenPerMinute: 100_000, ipPerMinute: 100_000 }, cardSecretsEnvelope: options.cardSecretsEnvelope ?? 'full' },
+    sandboxOptions: { closeDelayMs: null, webhookRetryScheduleMs: [200], rateLimits: options.rateLimits ?? { tokenPerMinute: 100_000, ipPerMinute: 100_000 }, cardSecretsEnvelope: options.cardSecretsEnvelope ?? 'full' },
   });
   const servers: Server[] = [];
   let stopDriver = () => undefined as void;
   try {
     const workspaceId = running.sandbox.auth.resolveToken(running.token!)!.workspace.id;
     let baseUrl = running.baseUrl;
+    const tokens = options.tokens ? await controlTokens(running.origin, running.token!) : undefined;
+    if (options.mutant?.rest) {
+      const proxy = await mutantProxy(Number(new URL(running.origin).port), options.mutant, { main: running.token!, ...(tokens ? { readOnly: tokens.readOnly, other: tokens.other } : {}) });
+      servers.push(proxy);
+      baseUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}/api/v1`;
+    }
     if (options.restFault) {
       const proxy = await restProxy(Number(new URL(running.origin).port), options.restFault);
       servers.push(proxy);
@@ -204,7 +269,7 @@ export async function runScene(options: SceneOptions = {}): Promise<SceneResult>
     let receiverPort = 0;
     let secret = '';
     if (options.webhooks) {
-      const proxy = await hookProxy(() => receiverPort, () => secret, options.hookFault);
+      const proxy = await hookProxy(() => receiverPort, () => secret, options.hookFault, options.mutant);
       servers.push(proxy);
       const endpoint = running.sandbox.webhooks.registerEndpoint(workspaceId, { url: `http://127.0.0.1:${(proxy.address() as { port: number }).port}/hooks`, events: '*' });
       secret = endpoint.secret;
@@ -225,6 +290,9 @@ export async function runScene(options: SceneOptions = {}): Promise<SceneResult>
       onListening: async (port) => {
         receiverPort = port;
       },
+      ...(tokens ? { readOnlyToken: tokens.readOnly, otherWorkspaceToken: tokens.other } : {}),
+      maxExamples: 5,
+      ...options.verify,
     });
     const failed = report.checks.filter((c) => c.status === 'fail').map((c) => c.id);
     const skipped = report.checks.filter((c) => c.status === 'skipped').map((c) => c.id);

@@ -30,13 +30,23 @@ describe('verify against the sandbox', { timeout: 120_000 }, () => {
     expect(issue.evidence.some((e) => /^req_/.test(e))).toBe(true);
   });
 
-  it('with writes, webhooks and the private key: every check passes, none is skipped', async () => {
-    const { report, failed, skipped } = await runScene({ writes: true, webhooks: true, privateKey: true });
+  it('with writes, webhooks, the private key and the extra tokens: every check passes, none is skipped', async () => {
+    const { report, failed, skipped } = await runScene({ writes: true, webhooks: true, privateKey: true, tokens: true });
     expect(failed).toEqual([]);
     expect(skipped).toEqual([]);
     expect(report.summary.passed).toBe(report.checks.length);
     const text = JSON.stringify(report);
     expect(text).not.toMatch(/"pan"|"cvv"|expiry_month/);
     expect(report.checks.find((c) => c.id === 'webhook.redelivery-bytes')!.observations).toBeGreaterThan(0);
+  });
+
+  it('a token limited to 120 requests a minute: the run completes, the generated inputs are cut and say why', async () => {
+    const { report, failed } = await runScene({ writes: true, tokens: true, rateLimits: { tokenPerMinute: 120, ipPerMinute: 600 } });
+    expect(report.stopped).toBeUndefined();
+    expect(failed).toEqual([]);
+    const cut = report.checks.filter((c) => c.id.startsWith('input.') && c.status === 'skipped');
+    expect(cut.length).toBeGreaterThan(0);
+    for (const c of cut) expect(c.details[0]).toMatch(/cut short: the token allows 120 requests a minute/);
+    expect(report.checks.find((c) => c.id === 'input.defaults')?.status).toBe('pass');
   });
 });

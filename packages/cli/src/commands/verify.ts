@@ -33,6 +33,16 @@ interface VerifyCommandOptions extends InputFlags {
   requestTimeout: number;
   maxResponseSize: number;
   deadline?: number;
+  seed?: number;
+  maxExamples: number;
+  inputBudget: number;
+  readOnlyToken?: string;
+  otherWorkspaceToken?: string;
+}
+
+function seedOf(value: string): number {
+  if (!/^-?\d{1,10}$/.test(value) || Number(value) < -(2 ** 31) || Number(value) >= 2 ** 31) throw new InvalidArgumentError('--seed must be a 32-bit integer, as a report prints it.');
+  return Number(value);
 }
 
 function positiveInt(name: string, max: number): (value: string) => number {
@@ -86,6 +96,11 @@ export function registerVerifyCommand(program: Command): void {
     .addOption(new Option('--webhook-listen <host:port>', 'receive the server\'s webhooks on <host:port> during the run (register that URL with the server first)').argParser(hostPort))
     .addOption(new Option('--webhook-secret <whsec_...>', 'the signing secret of that webhook endpoint').env('CARD_API_WEBHOOK_SECRET'))
     .option('--private-key <pem>', 'RSA private key (PEM file) to decrypt card.issued.secrets; the secrets are checked, never printed')
+    .addOption(new Option('--read-only-token <token>', 'a token of the same workspace without write abilities (settings screen): every write must be refused 403, every read it may do served').env('CARD_API_READ_ONLY_TOKEN'))
+    .addOption(new Option('--other-workspace-token <token>', "a token of another workspace (its settings screen): nothing of this workspace may be readable with it").env('CARD_API_OTHER_WORKSPACE_TOKEN'))
+    .option('--seed <n>', 'seed of the generated inputs (a report prints the one it used; the same seed replays them)', seedOf)
+    .option('--max-examples <n>', 'generated requests per property (valid, invalid, unknown query parameter) and operation', positiveInt('--max-examples', 10_000), 20)
+    .option('--input-budget <s>', 'time for all generated requests, shrinking included, in seconds', positiveInt('--input-budget', 86_400), 60)
     .option('--no-redelivery-probe', 'do not refuse the first delivery once (the probe that makes the server redeliver it)')
     .addOption(new Option('--format <format>', 'report format').choices(['text', 'json', 'junit']).default('text'))
     .option('-o, --output <file>', 'write the report to <file> instead of stdout')
@@ -113,7 +128,7 @@ export function registerVerifyCommand(program: Command): void {
           usage(`--private-key: cannot read ${opts.privateKey}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
         }
       }
-      const secrets = [opts.token!, ...(opts.webhookSecret ? [opts.webhookSecret] : [])];
+      const secrets = [opts.token!, ...(opts.webhookSecret ? [opts.webhookSecret] : []), ...(opts.readOnlyToken ? [opts.readOnlyToken] : []), ...(opts.otherWorkspaceToken ? [opts.otherWorkspaceToken] : [])];
       // Loaded here, not up front: the engine pulls in the spec loader and Ajv, which other commands never need.
       applyInputFlags(opts);
       const { formatReport, redact, runVerify } = await import('../verify/index.js');
@@ -135,6 +150,11 @@ export function registerVerifyCommand(program: Command): void {
         requestTimeoutMs: opts.requestTimeout * 1000,
         maxResponseBytes: opts.maxResponseSize,
         ...(opts.deadline ? { deadlineMs: opts.deadline * 1000 } : {}),
+        ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+        maxExamples: opts.maxExamples,
+        inputBudgetMs: opts.inputBudget * 1000,
+        ...(opts.readOnlyToken ? { readOnlyToken: opts.readOnlyToken } : {}),
+        ...(opts.otherWorkspaceToken ? { otherWorkspaceToken: opts.otherWorkspaceToken } : {}),
         log: (line) => console.error(terminalSafe(redact(line, secrets))),
       });
       const text = redact(formatReport(report, opts.format), secrets);

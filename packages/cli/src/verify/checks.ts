@@ -11,7 +11,7 @@ import type { StopReason } from './context.js';
 export type CheckStatus = 'pass' | 'fail' | 'skipped';
 
 /** What a check needs before it can run. */
-export type CheckNeed = 'read' | 'writes' | 'webhooks' | 'writes+webhooks' | 'private-key';
+export type CheckNeed = 'read' | 'writes' | 'webhooks' | 'writes+webhooks' | 'private-key' | 'read-only-token' | 'other-workspace-token';
 
 export interface CheckDefinition {
   id: string;
@@ -29,13 +29,22 @@ export const FIXED_CHECKS: readonly CheckDefinition[] = [
   { id: 'http.rate-limit-headers', title: 'the rate-limit headers the spec declares (D5) are present, integers, remaining <= limit', needs: 'read' },
   // Authentication and documented refusals.
   { id: 'auth.ping', title: 'GET the token check with the token answers 200 with the token\'s workspace', needs: 'read' },
-  { id: 'auth.no-token', title: 'a request without a token is refused 401 api.unauthenticated', needs: 'read' },
-  { id: 'auth.bad-token', title: 'a request with an unknown token is refused 401 api.unauthenticated', needs: 'read' },
+  { id: 'auth.no-token', title: 'a request without a token is refused 401 api.unauthenticated, on every route', needs: 'read' },
+  { id: 'auth.bad-token', title: 'a request with an unknown token is refused 401 api.unauthenticated, on every route', needs: 'read' },
   { id: 'refusal.card-not-found', title: 'an unknown card uuid is refused 404 card.not_found', needs: 'read' },
   { id: 'refusal.order-not-found', title: 'an unknown order uuid is refused 404 order.not_found', needs: 'read' },
   { id: 'refusal.per-page-zero', title: 'a per_page below the declared minimum is refused 422 validation.failed on every list', needs: 'read' },
   { id: 'refusal.bad-status', title: 'a status filter outside its enum is refused 422 validation.failed', needs: 'read' },
   { id: 'refusal.unknown-route', title: 'an unknown route is refused 404 api.not_found (D6)', needs: 'read' },
+  // Generated inputs (seeded: --seed replays them).
+  { id: 'input.valid', title: 'generated valid requests of every operation are served, or refused for a documented business reason (never 5xx, 400, 401, 403)', needs: 'read' },
+  { id: 'input.invalid', title: 'generated requests that break one constraint each (type, enum, pattern, length, bound, required, unknown property, malformed JSON, content type) are refused 422 validation.failed', needs: 'read' },
+  { id: 'input.unknown-query', title: 'an unknown query parameter is ignored or refused 422 validation.failed, never a 5xx', needs: 'read' },
+  { id: 'input.optional-omitted', title: 'every operation with its optional body and parameters left out is served (a freeze without a body, a list without a query)', needs: 'read' },
+  { id: 'input.defaults', title: 'a list without page and per_page gives the declared defaults (per_page 50 on /orders and /transactions)', needs: 'read' },
+  // Money, on every read.
+  { id: 'money.available', title: 'available = balance - held_balance for every wallet, available_balance = card_balance - held_amount for every card, on every read', needs: 'read' },
+  { id: 'money.ledger', title: 'ledger amounts are positive, every txn_group_id balances (debits = credits per currency), a card\'s account rows add up to its balance', needs: 'read' },
   // Reads.
   { id: 'read.card-matches-row', title: 'each listed card fetched by uuid equals its list row', needs: 'read' },
   { id: 'read.order-matches-row', title: 'each listed order fetched by uuid equals its list row', needs: 'read' },
@@ -50,6 +59,15 @@ export const FIXED_CHECKS: readonly CheckDefinition[] = [
   { id: 'write.unfreeze', title: 'an unfreeze completes and the card is active', needs: 'writes' },
   { id: 'write.close-stage-1', title: 'a close answers 202, its order completes and the card is pending_close (or closed)', needs: 'writes' },
   { id: 'write.close-stage-2', title: 'close stage 2: the card becomes closed', needs: 'writes' },
+  // State and money the write flow implies.
+  { id: 'state.created-readable', title: 'an accepted order is readable at once and first in its list; the issued card is readable and first in its list', needs: 'writes' },
+  { id: 'state.idempotent-replays', title: 'replaying each write of the flow with its key and body returns the same order and moves no money', needs: 'writes' },
+  { id: 'state.after-close', title: 'a closing or closed card refuses every write 409 card.state_conflict and is still served by its reads', needs: 'writes' },
+  { id: 'money.order-hold', title: 'a pending order\'s hold shows in the wallet; a completed order took exactly held_amount from the wallet (fees per the product)', needs: 'writes' },
+  { id: 'money.close-refund', title: 'close stage 2 returns the card balance to the wallet, and card.closed says so in refund_amount', needs: 'writes' },
+  // Other tokens.
+  { id: 'authz.read-only', title: 'a token without write abilities: every write refused 403 api.insufficient_ability, every read its abilities allow served', needs: 'read-only-token' },
+  { id: 'isolation.other-workspace', title: 'another workspace\'s token reads nothing of this workspace (404) and its lists hold none of its resources', needs: 'other-workspace-token' },
   // Webhooks.
   { id: 'webhook.signature', title: 'every delivery verifies: X-Service-Signature HMAC over the raw body, timestamp within 300 s', needs: 'webhooks' },
   { id: 'webhook.schema', title: 'every verified delivery validates strictly against the schema of its event', needs: 'webhooks' },
@@ -90,6 +108,8 @@ export interface VerifyReport {
   durationMs: number;
   /** HTTP requests made to the server (429 retries included). */
   requests: number;
+  /** Seed of the generated inputs: `--seed` replays them. */
+  seed: number;
   mode: { writes: boolean; webhooks: boolean; privateKey: boolean };
   /** Present when the run could not start or go on (the CLI exits 2): why, in one line. */
   stopped?: { reason: StopReason; message: string };
@@ -104,6 +124,10 @@ export class CheckRecorder {
   readonly #definitions = new Map<string, CheckDefinition>();
   readonly #observations = new Map<string, Observation[]>();
   readonly #skips = new Map<string, string>();
+  /** Checks that could not be judged because another check failed: id -> why, naming the cause. */
+  readonly #blocked = new Map<string, string[]>();
+  /** Where else a failed check's fault showed: cause id -> check ids. */
+  readonly #alsoSeen = new Map<string, Set<string>>();
 
   constructor(definitions: readonly CheckDefinition[]) {
     for (const d of definitions) this.define(d);
@@ -139,6 +163,30 @@ export class CheckRecorder {
     return problems.length === 0;
   }
 
+  /**
+   * Records that `id` could not be judged because `cause` failed: a cascade, reported once under its cause. The check
+   * is skipped (unless it fails on its own) with the reason naming the cause, and the cause lists it as where else
+   * its fault showed.
+   */
+  blocked(id: string, cause: string, message: string): void {
+    this.#list(id);
+    const list = this.#blocked.get(id) ?? this.#blocked.set(id, []).get(id)!;
+    if (!list.includes(message)) list.push(message);
+    this.alsoSeen(cause, id);
+  }
+
+  /** Notes that the fault of `cause` also showed in check `where` (which then does not count it again). */
+  alsoSeen(cause: string, where: string): void {
+    if (cause === where) return;
+    const set = this.#alsoSeen.get(cause) ?? this.#alsoSeen.set(cause, new Set()).get(cause)!;
+    set.add(where);
+  }
+
+  /** Whether a check has failed so far. */
+  failed(id: string): boolean {
+    return (this.#observations.get(id) ?? []).some((o) => !o.ok);
+  }
+
   /** Marks a check skipped (unless it has observations) with the reason. */
   skip(id: string, reason: string): void {
     if (!this.#skips.has(id)) this.#skips.set(id, reason);
@@ -149,6 +197,10 @@ export class CheckRecorder {
       const obs = this.#observations.get(d.id) ?? [];
       const failed = obs.filter((o) => !o.ok);
       const evidence = [...new Set((failed.length > 0 ? failed : obs).flatMap((o) => o.evidence))];
+      const blocked = this.#blocked.get(d.id);
+      if (failed.length === 0 && blocked) return { id: d.id, title: d.title, status: 'skipped', details: blocked.map((b) => `not judged: ${b}`), evidence: [], observations: obs.length };
+      const seen = failed.length > 0 ? [...(this.#alsoSeen.get(d.id) ?? [])] : [];
+      if (seen.length > 0) failed.push({ ok: false, message: `the same fault also showed in ${seen.join(', ')} (not counted there)`, evidence: [] });
       if (obs.length === 0) return { id: d.id, title: d.title, status: 'skipped', details: [this.#skips.get(d.id) ?? 'nothing to check in this run'], evidence: [], observations: 0 };
       return {
         id: d.id,

@@ -24,7 +24,13 @@ export interface ProbeRequest {
   query?: Record<string, string | number | undefined>;
   body?: unknown;
   auth?: AuthMode;
+  /** Another token than the run's (the read-only or the other workspace's), and the variable a curl line names it by. */
+  token?: { value: string; env: string };
   idempotencyKey?: string;
+  /** Bytes sent as they are instead of `body` as JSON (malformed JSON, another content type). */
+  rawBody?: string;
+  /** The Content-Type of `rawBody`; none when null. Default application/json. */
+  contentType?: string | null;
 }
 
 /** One answer as the wire delivered it. */
@@ -34,6 +40,8 @@ export interface Exchange {
   /** Path and query below the API root (never a token). */
   target: string;
   operation: SpecOperation | undefined;
+  /** What was sent, to print the request again (a curl line). */
+  request: ProbeRequest;
   status: number;
   headers: Headers;
   contentType: string | null;
@@ -91,6 +99,42 @@ function parseBody(text: string): unknown {
   }
 }
 
+/**
+ * One shell word: single-quoted when printable ASCII, else ANSI-C quoted with every other byte as `\xNN`, so that
+ * no control character from a generated value (or a server) reaches the terminal.
+ */
+export function shellQuote(value: string): string {
+  if (/^[\x20-\x7e]*$/.test(value)) return `'${value.replace(/'/g, `'\\''`)}'`;
+  let out = '';
+  for (const byte of Buffer.from(value, 'utf8')) out += byte >= 0x20 && byte < 0x7f && byte !== 0x27 && byte !== 0x5c ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`;
+  return `$'${out}'`;
+}
+
+/** Whether an error answer lacks the D2 envelope's code: `http.error-envelope` counts that fault, no other check does. */
+export function envelopeBroken(x: Pick<Exchange, 'status' | 'body'>): boolean {
+  return x.status >= 400 && (!x.body?.error || typeof x.body.error !== 'object' || typeof x.body.error.code !== 'string');
+}
+
+/**
+ * Whether an error answer carries the expected code. An answer without the envelope's code matches: its fault is
+ * `http.error-envelope`'s, noted there as also seen in `checkId` instead of failing `checkId` a second time.
+ */
+export function hasCode(checks: CheckRecorder, checkId: string, x: Pick<Exchange, 'status' | 'body'>, expected: string | RegExp): boolean {
+  if (x.status < 400) return false;
+  if (envelopeBroken(x)) {
+    checks.alsoSeen('http.error-envelope', checkId);
+    return true;
+  }
+  const code = String(x.body.error.code);
+  return typeof expected === 'string' ? code === expected : expected.test(code);
+}
+
+/** An answer in one phrase for a failure message: method, target, status and error code. */
+export function answered(x: Pick<Exchange, 'method' | 'target' | 'status' | 'body'>): string {
+  const code = x.body?.error?.code;
+  return `${x.method} ${x.target} answered ${x.status}${typeof code === 'string' ? ` ${code}` : ''}`;
+}
+
 /** How an exchange is named in evidence: its request id, else method, target and sequence number. */
 export function evidenceOf(exchange: Exchange): string {
   return exchange.requestId ?? `${exchange.method} ${exchange.target} (#${exchange.seq}, no X-Request-Id)`;
@@ -113,6 +157,10 @@ export class Probe {
   readonly #maxDepth: number;
   readonly #signal: AbortSignal;
   #rateLimitWaitedMs = 0;
+  /** The rate-limit state the last answer announced (D5 headers), when it did. */
+  rateLimit: { limit: number; remaining: number } | null = null;
+  /** Called with every answer after the http.* checks: the money invariants and the resource registry read them. */
+  readonly observers: Array<(exchange: Exchange) => void> = [];
 
   constructor(options: ProbeOptions) {
     this.spec = options.spec;
@@ -156,6 +204,10 @@ export class Probe {
     for (let attempt = 0; ; attempt++) {
       const exchange = await this.#send(request);
       this.#validate(exchange);
+      const limit = Number(exchange.headers.get('x-ratelimit-limit') ?? NaN);
+      const remaining = Number(exchange.headers.get('x-ratelimit-remaining') ?? NaN);
+      if (Number.isSafeInteger(limit) && Number.isSafeInteger(remaining) && request.token === undefined && (request.auth ?? 'token') === 'token') this.rateLimit = { limit, remaining };
+      for (const observe of this.observers) observe(exchange);
       if (exchange.status !== 429 || attempt >= this.#maxRetries) return exchange;
       const asked = retryAfterSeconds(exchange.headers.get('retry-after'));
       const where = `${exchange.method} ${exchange.target}`;
@@ -171,17 +223,43 @@ export class Probe {
     }
   }
 
-  async #send(request: ProbeRequest): Promise<Exchange> {
+  #url(request: ProbeRequest): URL {
     const rootPath = this.#root.pathname.replace(/\/+$/, '');
     const url = new URL(rootPath + request.path, this.#root);
     for (const [k, v] of Object.entries(request.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    return url;
+  }
+
+  /**
+   * A curl line that sends `request` again, every argument shell-quoted and free of control characters; a token
+   * appears as its environment variable (`$CARD_API_TOKEN`), never as its value.
+   */
+  curlOf(request: ProbeRequest): string {
+    const parts = ['curl', '-sS', '-X', request.method, shellQuote(this.#url(request).href)];
+    const auth = request.auth ?? 'token';
+    if (auth === 'token') parts.push('-H', `"Authorization: Bearer $${request.token?.env ?? 'CARD_API_TOKEN'}"`);
+    if (auth === 'bad') parts.push('-H', shellQuote('Authorization: Bearer verify_sk_unknown'));
+    if (request.idempotencyKey !== undefined) parts.push('-H', shellQuote(`X-Idempotency-Key: ${request.idempotencyKey}`));
+    const body = request.rawBody ?? (request.body === undefined ? undefined : JSON.stringify(request.body));
+    const type = request.rawBody !== undefined ? request.contentType : 'application/json';
+    if (body !== undefined && type !== null) parts.push('-H', shellQuote(`Content-Type: ${type ?? 'application/json'}`));
+    if (body !== undefined) parts.push('--data-raw', shellQuote(body));
+    return parts.join(' ');
+  }
+
+  async #send(request: ProbeRequest): Promise<Exchange> {
+    const rootPath = this.#root.pathname.replace(/\/+$/, '');
+    const url = this.#url(request);
     const headers: Record<string, string> = { accept: 'application/json' };
     const auth = request.auth ?? 'token';
-    if (auth === 'token') headers.authorization = `Bearer ${this.#token}`;
+    if (auth === 'token') headers.authorization = `Bearer ${request.token?.value ?? this.#token}`;
     if (auth === 'bad') headers.authorization = `Bearer ${this.#badToken}`;
     if (request.idempotencyKey !== undefined) headers['x-idempotency-key'] = request.idempotencyKey;
     let body: string | undefined;
-    if (request.body !== undefined) {
+    if (request.rawBody !== undefined) {
+      if (request.contentType !== null) headers['content-type'] = request.contentType ?? 'application/json';
+      body = request.rawBody;
+    } else if (request.body !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(request.body);
     }
@@ -192,6 +270,7 @@ export class Probe {
       method: request.method,
       target,
       operation: this.spec.operationOf(request.method, url.pathname.slice(rootPath.length)),
+      request,
       status: response.status,
       headers: response.headers,
       contentType: response.headers.get('content-type'),

@@ -9,6 +9,9 @@ import { SpecError, SpecErrors } from '../../../../generators/model/errors.js';
 import { CheckRecorder, FIXED_CHECKS, listCheckId, type VerifyReport } from './checks.js';
 import { VerifyStopped, type VerifyContext } from './context.js';
 import { Probe } from './http.js';
+import { ResourceRegistry, runIsolationChecks, runReadOnlyChecks } from './authz.js';
+import { runInputChecks } from './inputs.js';
+import { MoneyObserver } from './money.js';
 import { runAuthAndRefusals, runReadChecks } from './read.js';
 import { VerifySpec } from './spec.js';
 import { runWebhookChecks, WebhookReceiver } from './webhooks.js';
@@ -54,6 +57,16 @@ export interface VerifyOptions {
   /** Called once the receiver listens, with its port (tests register the endpoint then). */
   onListening?: (port: number) => void | Promise<void>;
   fetch?: typeof fetch;
+  /** Seed of the generated inputs; a run with the same seed (and server state) sends the same requests. Default: random. */
+  seed?: number;
+  /** Generated requests per property (valid, invalid, unknown query) and operation. Default 20. */
+  maxExamples?: number;
+  /** Time for all generated requests, shrinking included, in ms. Default 60,000. */
+  inputBudgetMs?: number;
+  /** A token of the same workspace without write abilities (`authz.read-only`). */
+  readOnlyToken?: string;
+  /** A token of another workspace (`isolation.other-workspace`). */
+  otherWorkspaceToken?: string;
 }
 
 /** The run's deadline when none is given: ten minutes for requests, plus every wait the options allow. */
@@ -89,6 +102,9 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
   if (!options.allowWrites) for (const d of FIXED_CHECKS.filter((c) => c.needs === 'writes')) checks.skip(d.id, 'needs --allow-writes (verify is read-only without it)');
   if (!options.webhook) for (const d of FIXED_CHECKS.filter((c) => c.needs !== 'read' && c.needs !== 'writes')) checks.skip(d.id, 'needs --webhook-listen and --webhook-secret');
   if (!options.allowWrites) for (const d of FIXED_CHECKS.filter((c) => c.needs === 'writes+webhooks' || c.needs === 'private-key')) checks.skip(d.id, 'needs --allow-writes');
+  if (!options.readOnlyToken) checks.skip('authz.read-only', 'needs --read-only-token (a token of this workspace without write abilities, from the settings screen)');
+  if (!options.otherWorkspaceToken) checks.skip('isolation.other-workspace', 'needs --other-workspace-token (a token of another workspace, from its settings screen)');
+  const seed = options.seed ?? (Math.random() * 2 ** 31) | 0;
   try {
     const spec = await VerifySpec.load(options.spec);
     for (const op of spec.listOperations()) checks.define({ id: listCheckId(op.operationId), title: `${op.method} ${op.route}: every page's meta and links are consistent, the pages hold meta.total distinct items`, needs: 'read' });
@@ -105,6 +121,9 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
       ...(options.maxRateLimitWaitMs ? { maxRateLimitWaitMs: options.maxRateLimitWaitMs } : {}),
     });
     const ctx: VerifyContext = { spec, probe, checks, perPage: options.perPage ?? 5, maxPages: options.maxPages ?? 20, maxItems: options.maxItems ?? 50, log, signal: run.signal };
+    const money = new MoneyObserver(ctx);
+    const registry = new ResourceRegistry(ctx);
+    probe.observers.push((x) => money.observe(x), (x) => registry.observe(x));
 
     if (options.webhook) {
       receiver = new WebhookReceiver({ ...options.webhook, ...(options.maxResponseBytes ? { maxBodyBytes: options.maxResponseBytes } : {}), ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}) });
@@ -118,7 +137,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
       await options.onListening?.(port);
     }
     log('verify: token, refusals');
-    await runAuthAndRefusals(ctx);
+    const own = await runAuthAndRefusals(ctx);
     let flow: FlowResult | null = null;
     if (options.allowWrites) {
       log('verify: write flow (issue, idempotency, top-up, freeze, unfreeze, close)');
@@ -128,12 +147,25 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
         pollIntervalMs: options.pollIntervalMs ?? 2000,
         orderTimeoutMs,
         closeTimeoutMs: options.closeTimeoutMs ?? 120_000,
-        ...(listening ? { completedCard: (uuid: string) => listening.completedCard(uuid, orderTimeoutMs, run.signal) } : {}),
+        cardFunded: (uuid: string) => money.checkCardAccount(uuid),
+        ...(listening ? { completedCard: (uuid: string) => listening.completedCard(uuid, orderTimeoutMs, run.signal), webhookCause: () => (listening.deliveries.some((d) => !d.verified) ? 'webhook.signature' : null) } : {}),
       });
     }
     log('verify: lists, pagination, reads by uuid');
     await runReadChecks(ctx);
     if (receiver) await runWebhookChecks(ctx, receiver, flow, { waitMs: options.webhookWaitMs ?? 60_000, privateKeyPem: options.privateKeyPem });
+    log(`verify: generated inputs (seed ${seed})`);
+    await runInputChecks(ctx, { seed, maxExamples: options.maxExamples ?? 20, budgetMs: options.inputBudgetMs ?? 60_000, allowWrites: options.allowWrites === true, closedCard: flow?.closeOrder && flow.cardUuid ? flow.cardUuid : null });
+    log('verify: money invariants over the whole ledger');
+    await money.finish();
+    if (options.readOnlyToken) {
+      log('verify: the read-only token');
+      await runReadOnlyChecks(ctx, registry, options.readOnlyToken);
+    }
+    if (options.otherWorkspaceToken) {
+      log('verify: the other workspace\'s token');
+      await runIsolationChecks(ctx, registry, options.otherWorkspaceToken, own?.workspace_slug, flow?.closeOrder && flow.cardUuid ? flow.cardUuid : null);
+    }
   } catch (error) {
     stopped = stopOf(error);
   } finally {
@@ -149,6 +181,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
     requests: probe?.exchanges.length ?? 0,
+    seed,
     mode: { writes: options.allowWrites === true, webhooks: options.webhook !== undefined, privateKey: options.privateKeyPem !== undefined },
     ...(stopped ? { stopped: { reason: stopped.reason, message: stopped.message } } : {}),
     checks: results,

@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { listCheckId } from './checks.js';
 import { jsonEqual, type Json, type VerifyContext } from './context.js';
-import { evidenceOf, type Exchange } from './http.js';
+import { evidenceOf, hasCode, type Exchange } from './http.js';
+import { needsToken } from './inputs.js';
 import type { SpecOperation } from './spec.js';
 
 const errorCode = (x: Exchange): unknown => x.body?.error?.code;
@@ -15,19 +16,23 @@ const errorCode = (x: Exchange): unknown => x.body?.error?.code;
 function expectRefusal(ctx: VerifyContext, id: string, x: Exchange, status: number, code: string): void {
   const problems: string[] = [];
   if (x.status !== status) problems.push(`${x.method} ${x.target}: expected ${status}, got ${x.status}`);
-  if (errorCode(x) !== code) problems.push(`${x.method} ${x.target}: expected error code ${code}, got ${JSON.stringify(errorCode(x) ?? null)}`);
+  if (!hasCode(ctx.checks, id, x, code)) problems.push(`${x.method} ${x.target}: expected error code ${code}, got ${JSON.stringify(errorCode(x) ?? null)}`);
   ctx.checks.expect(id, problems, `${x.method} ${x.target} ${x.status} ${code}`, [evidenceOf(x)]);
 }
 
 /** Token check and the documented refusals. */
-export async function runAuthAndRefusals(ctx: VerifyContext): Promise<void> {
+export async function runAuthAndRefusals(ctx: VerifyContext): Promise<Json | null> {
   const { probe, spec, checks } = ctx;
   const ping = spec.operation('ping');
   const ok = await probe.call(ping.operationId);
   checks.expect('auth.ping', ok.status === 200 && ok.body?.data && typeof ok.body.data === 'object' ? [] : [`${ok.method} ${ok.target}: expected 200 with data, got ${ok.status}`], `${ok.method} ${ok.target} 200`, [evidenceOf(ok)]);
 
-  expectRefusal(ctx, 'auth.no-token', await probe.call(ping.operationId, { auth: 'none' }), 401, 'api.unauthenticated');
-  expectRefusal(ctx, 'auth.bad-token', await probe.call(ping.operationId, { auth: 'bad' }), 401, 'api.unauthenticated');
+  // No token and an unknown token, on every route that needs one (an unknown uuid for path parameters, no body).
+  for (const op of spec.operations.filter((o) => needsToken(ctx, o))) {
+    const params = Object.fromEntries(spec.pathParameters(op).map((p) => [String(p.name), randomUUID()]));
+    expectRefusal(ctx, 'auth.no-token', await probe.call(op.operationId, { params, auth: 'none' }), 401, 'api.unauthenticated');
+    expectRefusal(ctx, 'auth.bad-token', await probe.call(op.operationId, { params, auth: 'bad' }), 401, 'api.unauthenticated');
+  }
   expectRefusal(ctx, 'refusal.card-not-found', await probe.call('getCard', { params: { uuid: randomUUID() } }), 404, 'card.not_found');
   expectRefusal(ctx, 'refusal.order-not-found', await probe.call('getOrder', { params: { uuid: randomUUID() } }), 404, 'order.not_found');
 
@@ -46,6 +51,7 @@ export async function runAuthAndRefusals(ctx: VerifyContext): Promise<void> {
 
   const unknown = await probe.request({ method: 'GET', path: `/verify-unknown-route-${randomUUID().slice(0, 8)}` });
   expectRefusal(ctx, 'refusal.unknown-route', unknown, 404, 'api.not_found');
+  return ok.status === 200 && ok.body?.data && typeof ok.body.data === 'object' ? (ok.body.data as Json) : null;
 }
 
 function pageOfLink(link: unknown): { page: number | null; perPage: number | null } | null {
@@ -102,6 +108,9 @@ export async function walkList(ctx: VerifyContext, op: SpecOperation, params: Re
   let x = await ctx.probe.call(op.operationId, { params, query: { page: 1, per_page: perPage } });
   let page = 1;
   let total: number | undefined;
+  // The spec says which lists are newest first (their description); items then never get newer down the walk.
+  const newestFirst = /newest first/i.test(String(op.op.description ?? ''));
+  let previous = Infinity;
   for (;;) {
     evidence.push(evidenceOf(x));
     if (x.status !== 200) {
@@ -113,6 +122,13 @@ export async function walkList(ctx: VerifyContext, op: SpecOperation, params: Re
     if (Array.isArray(data)) items.push(...(data as Json[]));
     if (total === undefined) total = meta?.total;
     else if (meta?.total !== total) problems.push(`${x.method} ${x.target}: meta.total changed from ${total} to ${meta?.total} during the walk`);
+    if (newestFirst) {
+      for (const item of Array.isArray(data) ? (data as Json[]) : []) {
+        const t = Date.parse(item?.created_at);
+        if (!Number.isNaN(t) && t > previous) problems.push(`${x.method} ${x.target}: ${itemKey(item)} (created_at ${String(item.created_at)}) comes after a newer item; the list is newest first`);
+        if (!Number.isNaN(t)) previous = t;
+      }
+    }
     if (typeof links?.next !== 'string') {
       const keys = new Set(items.map(itemKey));
       if (keys.size !== items.length) problems.push(`${op.operationId}: ${items.length - keys.size} item(s) appear on two pages`);

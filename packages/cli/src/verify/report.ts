@@ -17,7 +17,7 @@ const MARK: Record<CheckResult['status'], string> = { pass: 'PASS', fail: 'FAIL'
  */
 export function formatText(report: VerifyReport): string {
   const t = terminalSafe;
-  const lines = [`gen-card-api verify ${t(report.baseUrl)} (spec ${t(report.spec)}; writes ${report.mode.writes ? 'on' : 'off'}, webhooks ${report.mode.webhooks ? 'on' : 'off'}, private key ${report.mode.privateKey ? 'on' : 'off'})`, ''];
+  const lines = [`gen-card-api verify ${t(report.baseUrl)} (spec ${t(report.spec)}; writes ${report.mode.writes ? 'on' : 'off'}, webhooks ${report.mode.webhooks ? 'on' : 'off'}, private key ${report.mode.privateKey ? 'on' : 'off'}; seed ${report.seed}: --seed ${report.seed} replays the generated inputs)`, ''];
   if (report.stopped) lines.push(`STOPPED (${t(report.stopped.reason)}): ${t(report.stopped.message)}`, '');
   for (const c of report.checks) {
     lines.push(`${MARK[c.status]}  ${t(c.id).padEnd(34)} ${t(c.title)}`);

@@ -4,6 +4,7 @@
  * checks `webhook.*` can judge the run afterwards. To see a redelivery, the receiver refuses (503) the first
  * delivery of the first event once: the contract says any non-2xx answer is retried.
  */
+import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { createWebhookHandler, dedupeKey, type DedupeKey } from '@card-api/webhooks';
 import { decryptCardSecrets, publicKeyFingerprint } from '@card-api/webhooks/secrets';
@@ -23,6 +24,8 @@ export interface Delivery {
   event: Json | null;
   /** The status the receiver answered. */
   answered: number;
+  /** The X-Service-Signature header as received (to tell why a signature failed). */
+  signature?: string;
 }
 
 export interface ReceiverOptions {
@@ -91,6 +94,7 @@ export class WebhookReceiver {
             answered = 503;
           }
           this.deliveries.push({
+            signature: Array.isArray(header) ? header[0] : header,
             seq: this.deliveries.length + 1,
             startedAt,
             finishedAt: ++this.#tick,
@@ -139,10 +143,71 @@ export class WebhookReceiver {
     return out;
   }
 
-  /** `card_uuid` of the `order.completed` of `orderUuid`, waiting up to `timeoutMs` for it; null when none came. */
+  /** Bodies of the deliveries whose signature did not verify, parsed (unverified: only to name a cause). */
+  rejectedEvents(): Json[] {
+    const out: Json[] = [];
+    for (const d of this.deliveries) {
+      if (d.verified || d.raw.length === 0) continue;
+      try {
+        const e = JSON.parse(d.raw.toString('utf8')) as unknown;
+        if (e && typeof e === 'object') out.push(e as Json);
+      } catch {
+        // Not JSON: nothing to match.
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The likely cause of a signature that did not verify, among those the bytes can tell apart: a timestamp in
+   * milliseconds, a timestamp out of tolerance, upper-case hex, a signature over re-serialized JSON or over the body
+   * without `<t>.`, and, when no variant matches, another secret.
+   */
+  diagnose(d: Delivery): string {
+    const header = d.signature ?? '';
+    const t = /(?:^|,)\s*t=([^,]*)/.exec(header)?.[1]?.trim();
+    const sigs = [...header.matchAll(/(?:^|,)\s*v1=([^,]*)/g)].map((m) => m[1]!.trim());
+    if (!header) return 'no X-Service-Signature header';
+    if (!t || sigs.length === 0) return `the header is not t=<unix_ts>,v1=<hex>`;
+    const mac = (payload: Buffer) => createHmac('sha256', this.#options.secret).update(payload).digest('hex');
+    const over = (ts: string, body: Buffer | string) => mac(Buffer.concat([Buffer.from(`${ts}.`), Buffer.from(body)]));
+    const matches = (hex: string) => sigs.includes(hex);
+    const ms = /^\d{12,}$/.test(t);
+    if (matches(over(t, d.raw))) {
+      if (ms) return `the timestamp ${t} is in milliseconds, not seconds (the signature itself matches)`;
+      return `the timestamp ${t} is ${Math.abs(Math.round(Date.now() / 1000) - Number(t))} s from now, beyond the 300 s tolerance (the signature itself matches)`;
+    }
+    if (sigs.some((x) => x.toLowerCase() === over(t, d.raw))) return 'the hex digest is not lower-case';
+    if (ms && matches(over(String(Math.floor(Number(t) / 1000)), d.raw))) return `the timestamp ${t} is in milliseconds, not seconds (the signature is over the seconds)`;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(d.raw.toString('utf8'));
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed !== undefined) {
+      for (const variant of [JSON.stringify(parsed), JSON.stringify(parsed, null, 2), canonicalJson(parsed)]) {
+        if (variant !== d.raw.toString('utf8') && matches(over(t, variant))) return 'the signature is over re-serialized JSON, not the raw body bytes sent';
+      }
+    }
+    if (matches(mac(d.raw))) return `the signature is over the body alone, without the "<t>." prefix`;
+    if (ms) return `the timestamp ${t} is in milliseconds, not seconds, and no variant of the body matches`;
+    return 'no variant of the body or the timestamp matches: most likely signed with another secret than this endpoint\'s';
+  }
+
+  /** Whether signing is broken as a whole: deliveries came, none verified. */
+  signingBroken(): boolean {
+    return this.deliveries.some((d) => !d.verified && d.raw.length > 0) && !this.deliveries.some((d) => d.verified);
+  }
+
+  /**
+   * `card_uuid` of the `order.completed` of `orderUuid`, waiting up to `timeoutMs` for it; null when none came. The wait
+   * ends as soon as that event arrived with a signature that does not verify: then it will not come verified.
+   */
   async completedCard(orderUuid: string, timeoutMs: number, signal?: AbortSignal): Promise<string | null> {
-    const find = () => this.events().find((e) => e.event === 'order.completed' && e.data?.order_uuid === orderUuid);
-    await this.waitUntil(() => find() !== undefined, timeoutMs, signal);
+    const match = (e: Json) => e.event === 'order.completed' && e.data?.order_uuid === orderUuid;
+    const find = () => this.events().find(match);
+    await this.waitUntil(() => find() !== undefined || this.rejectedEvents().some(match) || this.signingBroken(), timeoutMs, signal);
     const card = find()?.data?.card_uuid;
     return typeof card === 'string' ? card : null;
   }
@@ -211,8 +276,17 @@ export async function runWebhookChecks(ctx: VerifyContext, receiver: WebhookRece
       if (options.privateKeyPem) expected.push(['card.issued.secrets', forCard('card.issued.secrets')]);
     }
   }
-  const redelivered = () => receiver.refusedEventId === null || receiver.deliveries.filter((d) => d.verified && d.event && eventKey(d.event) === receiver.refusedEventId).length > 1;
-  const allArrived = () => expected.every(([, match]) => receiver.events().some(match)) && redelivered();
+  const contentOf = (e: Json) => canonicalJson({ event: e.event, occurred_at: e.occurred_at, data: e.data });
+  const refused = () => receiver.deliveries.find((d) => d.verified && d.event && eventKey(d.event) === receiver.refusedEventId)?.event;
+  /** The refused event came back, but under another event_id (webhook.event-id's fault). */
+  const backUnderOtherId = () => {
+    const r = refused();
+    return r !== undefined && r !== null && receiver.deliveries.some((d) => d.verified && d.event && eventKey(d.event) !== receiver.refusedEventId && contentOf(d.event!) === contentOf(r));
+  };
+  const redelivered = () => receiver.refusedEventId === null || backUnderOtherId() || receiver.deliveries.filter((d) => d.verified && d.event && eventKey(d.event) === receiver.refusedEventId).length > 1;
+  // An expected event that came with a bad signature will not come verified: the wait ends on it too.
+  const arrived = (match: (e: Json) => boolean) => receiver.events().some(match) || receiver.rejectedEvents().some(match);
+  const allArrived = () => receiver.signingBroken() || (expected.every(([, match]) => arrived(match)) && redelivered());
   ctx.log(`verify: waiting up to ${options.waitMs / 1000} s for ${expected.length} expected event(s)${receiver.refusedEventId !== null ? ' and a redelivery' : ''}`);
   await receiver.waitUntil(allArrived, options.waitMs, ctx.signal);
   await sleep(50, ctx.signal); // Let deliveries already on the wire land before judging.
@@ -224,8 +298,10 @@ export async function runWebhookChecks(ctx: VerifyContext, receiver: WebhookRece
   // Signature and tolerance.
   for (const d of deliveries) {
     if (d.verified) checks.pass('webhook.signature', 'verified', [evId(d.event!)]);
-    else checks.fail('webhook.signature', `delivery #${d.seq} rejected: ${d.reason}`, [`delivery #${d.seq}`]);
+    else checks.fail('webhook.signature', `delivery #${d.seq} rejected: ${d.reason}${d.raw.length > 0 ? `; likely cause: ${receiver.diagnose(d)}` : ''}`, [`delivery #${d.seq}`]);
   }
+  const signingBroken = receiver.signingBroken();
+  if (signingBroken) for (const id of ['webhook.schema', 'webhook.event-id', 'webhook.redelivery-bytes']) checks.blocked(id, 'webhook.signature', 'no delivery verified');
   const verified = deliveries.filter((d) => d.verified && d.event);
   // Schema of each event (first delivery; later ones are judged by the bytes check).
   for (const e of receiver.events()) {
@@ -255,7 +331,9 @@ export async function runWebhookChecks(ctx: VerifyContext, receiver: WebhookRece
     const same = raws.every((r) => r.equals(raws[0]!));
     checks.expect('webhook.redelivery-bytes', same ? [] : [`${id}: ${raws.length} deliveries, not byte-identical`], `${id}: ${raws.length} identical deliveries`, [id]);
   }
-  if (receiver.refusedEventId !== null && !redelivered()) {
+  if (receiver.refusedEventId !== null && backUnderOtherId() && receiver.deliveries.filter((d) => d.verified && d.event && eventKey(d.event) === receiver.refusedEventId).length < 2) {
+    checks.blocked('webhook.redelivery-bytes', 'webhook.event-id', 'the refused event came back under another event_id');
+  } else if (receiver.refusedEventId !== null && !redelivered()) {
     const id = typeof receiver.refusedEventId === 'number' ? `event_id ${receiver.refusedEventId}` : receiver.refusedEventId;
     checks.fail('webhook.redelivery-bytes', `${id} was answered 503 and not redelivered within ${options.waitMs / 1000} s`, [id]);
   }
@@ -267,11 +345,22 @@ export async function runWebhookChecks(ctx: VerifyContext, receiver: WebhookRece
     for (const id of flowChecks) checks.skip(id, flow === null ? 'needs --allow-writes' : 'the write flow wrote nothing');
     return;
   }
+  if (signingBroken) {
+    for (const id of flowChecks) checks.blocked(id, 'webhook.signature', 'no delivery verified, so none of the flow\'s events can be judged');
+    return;
+  }
+  /** A flow event missing because its delivery did not verify: a cascade of webhook.signature, not a fault of its own. */
+  const badlySigned = (id: string, match: (e: Json) => boolean, what: string): boolean => {
+    if (!receiver.rejectedEvents().some(match)) return false;
+    checks.blocked(id, 'webhook.signature', `${what} arrived with a signature that does not verify`);
+    return true;
+  };
   const events = receiver.events();
   for (const order of flow.orders) {
     if (order.finalStatus !== 'completed') continue;
     const e = events.find(completedFor(order.uuid));
     const problems: string[] = [];
+    if (!e && badlySigned('webhook.order-completed', completedFor(order.uuid), `order.completed of ${order.uuid}`)) continue;
     if (!e) problems.push(`no order.completed for ${order.type} order ${order.uuid} within ${options.waitMs / 1000} s`);
     else {
       if (e.data?.type !== order.type) problems.push(`${evId(e)}: type ${JSON.stringify(e.data?.type)}, the order is ${order.type}`);
@@ -284,6 +373,7 @@ export async function runWebhookChecks(ctx: VerifyContext, receiver: WebhookRece
   const issue = flow.orders.find((o) => o.type === 'issue_card');
   const issueEvent = issue ? events.find(completedFor(issue.uuid)) : undefined;
   if (!issue || !flow.cardUuid) checks.skip('webhook.issue-carries-card', 'no card was issued');
+  else if (!issueEvent && badlySigned('webhook.issue-carries-card', completedFor(issue.uuid), `order.completed of the issue order ${issue.uuid}`)) void 0;
   else if (!issueEvent) checks.fail('webhook.issue-carries-card', `no order.completed for the issue order ${issue.uuid}`, [`X-Idempotency-Key ${issue.key}`]);
   else checks.expect('webhook.issue-carries-card', issueEvent.data?.card_uuid === flow.cardUuid ? [] : [`${evId(issueEvent)}: card_uuid ${JSON.stringify(issueEvent.data?.card_uuid)}, the order names ${flow.cardUuid}`], `card ${flow.cardUuid}`, [evId(issueEvent)]);
 
@@ -293,14 +383,17 @@ export async function runWebhookChecks(ctx: VerifyContext, receiver: WebhookRece
   }
   const frozen = events.find(forCard('card.frozen'));
   const unfrozen = events.find(forCard('card.unfrozen'));
-  checks.expect('webhook.card-events', frozen ? (frozen.data?.origin === 'workspace' ? [] : [`${evId(frozen)}: origin ${JSON.stringify(frozen.data?.origin)}, expected workspace (D9)`]) : ['no card.frozen for the flow\'s card'], 'card.frozen', frozen ? [evId(frozen)] : []);
-  checks.expect('webhook.card-events', unfrozen ? [] : ['no card.unfrozen for the flow\'s card'], 'card.unfrozen', unfrozen ? [evId(unfrozen)] : []);
+  if (!frozen && badlySigned('webhook.card-events', forCard('card.frozen'), 'card.frozen')) void 0;
+  else checks.expect('webhook.card-events', frozen ? (frozen.data?.origin === 'workspace' ? [] : [`${evId(frozen)}: origin ${JSON.stringify(frozen.data?.origin)}, expected workspace (D9)`]) : ['no card.frozen for the flow\'s card'], 'card.frozen', frozen ? [evId(frozen)] : []);
+  if (!unfrozen && badlySigned('webhook.card-events', forCard('card.unfrozen'), 'card.unfrozen')) void 0;
+  else checks.expect('webhook.card-events', unfrozen ? [] : ['no card.unfrozen for the flow\'s card'], 'card.unfrozen', unfrozen ? [evId(unfrozen)] : []);
 
   // card.close_initiated, then order.completed of the close, then card.closed.
   const initiated = events.find(forCard('card.close_initiated'));
   const closeDone = flow.closeOrder ? events.find(completedFor(flow.closeOrder.uuid)) : undefined;
   const closed = events.find(forCard('card.closed'));
   if (!flow.closeOrder) checks.skip('webhook.close-sequence', 'the close was not accepted');
+  else if ((!initiated && badlySigned('webhook.close-sequence', forCard('card.close_initiated'), 'card.close_initiated')) || (!closeDone && badlySigned('webhook.close-sequence', completedFor(flow.closeOrder.uuid), 'order.completed of the close'))) void 0;
   else if (!initiated || !closeDone) checks.fail('webhook.close-sequence', `missing ${[!initiated && 'card.close_initiated', !closeDone && 'order.completed of the close'].filter(Boolean).join(' and ')}`, [`X-Idempotency-Key ${flow.closeOrder.key}`]);
   else {
     const problems: string[] = [];
@@ -314,6 +407,10 @@ export async function runWebhookChecks(ctx: VerifyContext, receiver: WebhookRece
       if (a && c && c.finishedAt < a.startedAt) problems.push(`${evId(closed)} arrived before ${evId(initiated)}`);
     } else if (flow.closed) problems.push('no card.closed although the card is closed');
     const evidence = [initiated, closeDone, ...(closed ? [closed] : [])].map(evId);
+    if (closed && flow.closeBalance !== null) {
+      const refund = closed.data?.refund_amount;
+      checks.expect('money.close-refund', toUnits(refund) !== toUnits(flow.closeBalance) || toUnits(refund) === null ? [`${evId(closed)}: refund_amount ${JSON.stringify(refund)}, the card held ${flow.closeBalance} when closed`] : [], `card.closed refund_amount ${String(refund)}`, [evId(closed)]);
+    }
     if (!closed && !flow.closed && problems.length === 0) checks.pass('webhook.close-sequence', 'card.close_initiated then order.completed (stage 2 not reached)', evidence);
     else checks.expect('webhook.close-sequence', problems, 'close_initiated, order.completed, closed', evidence);
   }
