@@ -19,6 +19,7 @@ export default defineConfig({
       'packages/sandbox/src/webhooks.test.ts',
       'packages/sandbox/src/auth.test.ts',
       'packages/sandbox/src/pagination.test.ts',
+      'packages/sandbox/src/states.test.ts',
       // The HTTP contract suites that open theirs through test/contract/support.ts.
       'test/contract/operations.test.ts',
       'test/contract/idempotency.test.ts',
