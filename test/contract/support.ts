@@ -6,6 +6,7 @@
 import { ABILITIES, startSandbox, type RunningSandbox, type Sandbox, type StartSandboxOptions } from '@card-api/sandbox';
 import { CardApiClient, type ClientOptions, type FetchFn } from '@card-api/client';
 import { SpecValidator } from '../helpers/spec-validator.js';
+import { WAIT_MS } from '../helpers/limits.js';
 
 /** One validator for all contract tests: strict, so undeclared fields fail. */
 export const validator = new SpecValidator({ strict: true });
@@ -138,4 +139,4 @@ export function issueBody(overrides: Record<string, unknown> = {}): { card_produ
 }
 
 /** Fast polling for `orders.wait`: orders move at once in these sandboxes. */
-export const FAST_WAIT = { intervalMs: 5, timeoutMs: 15_000 };
+export const FAST_WAIT = { intervalMs: 5, timeoutMs: WAIT_MS };

@@ -48,17 +48,16 @@ beforeAll(() => {
 });
 
 const SPEC = 'spec/openapi.yaml';
-const T = 300_000;
 
 describe('gen-card-api diff (the Bar)', () => {
-  it('the spec against itself: exit 0, no change', { timeout: T }, async () => {
+  it('the spec against itself: exit 0, no change', async () => {
     const r = await cli([SPEC, SPEC]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('no changes');
     expect(r.stdout).toContain('0 breaking, 0 warning, 0 info (0 distinct)');
   });
 
-  it('a field removed from a webhook payload: exit 1, a breaking change naming the event', { timeout: T }, async () => {
+  it('a field removed from a webhook payload: exit 1, a breaking change naming the event', async () => {
     const r = await cli([SPEC, webhookCut]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/BREAKING\s+webhook-payload-field-removed\s+event order\.completed · data\.completed_at/);
@@ -68,7 +67,7 @@ describe('gen-card-api diff (the Bar)', () => {
 });
 
 describe('gen-card-api diff: formats', () => {
-  it('--format json: { changes: [{ id, level, location, message, touches }], summary }', { timeout: T }, async () => {
+  it('--format json: { changes: [{ id, level, location, message, touches }], summary }', async () => {
     const r = await cli([SPEC, webhookCut, '--format', 'json']);
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout);
@@ -82,7 +81,7 @@ describe('gen-card-api diff: formats', () => {
     expect(out.changes.map((c: any) => c.id)).toContain('version-major-bump-missing');
   });
 
-  it('--format markdown: a summary table, then the changes, breaking first', { timeout: T }, async () => {
+  it('--format markdown: a summary table, then the changes, breaking first', async () => {
     const r = await cli([SPEC, webhookCut, '--format', 'markdown', '--fail-on', 'warning']);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('| level | changes |');
@@ -93,7 +92,7 @@ describe('gen-card-api diff: formats', () => {
     expect(r.stdout).toContain('How to acknowledge');
   });
 
-  it('--format github: workflow annotations on the head file', { timeout: T }, async () => {
+  it('--format github: workflow annotations on the head file', async () => {
     const r = await cli([SPEC, warningOnly, '--format', 'github']);
     expect(r.code).toBe(0);
     const rel = path.relative(ROOT, warningOnly);
@@ -102,14 +101,14 @@ describe('gen-card-api diff: formats', () => {
 });
 
 describe('gen-card-api diff: exit codes and overrides', () => {
-  it('--fail-on warning turns a warning into exit 1; the default does not', { timeout: T }, async () => {
+  it('--fail-on warning turns a warning into exit 1; the default does not', async () => {
     expect((await cli([SPEC, warningOnly])).code).toBe(0);
     const r = await cli([SPEC, warningOnly, '--fail-on', 'warning']);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('WARNING  operation-deprecated');
   });
 
-  it('exit 2 on a usage error: a missing argument, an unknown format', { timeout: T }, async () => {
+  it('exit 2 on a usage error: a missing argument, an unknown format', async () => {
     const usage = await cli([SPEC]);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("missing required argument 'head'");
@@ -118,7 +117,7 @@ describe('gen-card-api diff: exit codes and overrides', () => {
     expect(format.stderr).toContain('xml');
   });
 
-  it('exit 2 with file, pointer and reason: a missing file, an invalid spec', { timeout: T }, async () => {
+  it('exit 2 with file, pointer and reason: a missing file, an invalid spec', async () => {
     const missing = await cli([SPEC, 'nope/openapi.yaml']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/nope\/openapi\.yaml #: file not found/);
@@ -127,7 +126,7 @@ describe('gen-card-api diff: exit codes and overrides', () => {
     expect(bad.stderr).toMatch(/openapi\.yaml #\/paths\/~1wallet\/get\/responses: /);
   });
 
-  it('exit 2 on an unknown revision and on an invalid override file', { timeout: T }, async () => {
+  it('exit 2 on an unknown revision and on an invalid override file', async () => {
     const rev = await cli(['no-such-rev-xyz:spec/openapi.yaml', SPEC]);
     expect(rev.code).toBe(2);
     expect(rev.stderr).toContain('git cannot read spec/openapi.yaml at revision no-such-rev-xyz');
@@ -139,13 +138,13 @@ describe('gen-card-api diff: exit codes and overrides', () => {
     expect(o.stderr).toContain('#/overrides/1/id: unknown check id "no-such-check"');
   });
 
-  it('a git revision side: HEAD:spec/openapi.yaml against itself', { timeout: T }, async () => {
+  it('a git revision side: HEAD:spec/openapi.yaml against itself', async () => {
     const r = await cli(['HEAD:spec/openapi.yaml', 'HEAD:spec/openapi.yaml', '--format', 'json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).changes).toEqual([]);
   });
 
-  it('an override downgrades an acknowledged change (exit 0); stale entries are reported', { timeout: T }, async () => {
+  it('an override downgrades an acknowledged change (exit 0); stale entries are reported', async () => {
     const file = path.join(tmp.dir, 'overrides.yaml');
     writeFileSync(
       file,
@@ -167,7 +166,7 @@ describe('gen-card-api diff: exit codes and overrides', () => {
 });
 
 describe('gen-card-api diff: why, semver bump, changelog, annotation lines (issue 27)', () => {
-  it('text says why for each change and names the bump; json carries `bump`', { timeout: T }, async () => {
+  it('text says why for each change and names the bump; json carries `bump`', async () => {
     const r = await cli([SPEC, webhookCut]);
     expect(r.stdout).toContain('  why: a receiver that reads the field gets undefined');
     expect(r.stdout).toContain('semver bump for the generated packages: major');
@@ -178,7 +177,7 @@ describe('gen-card-api diff: why, semver bump, changelog, annotation lines (issu
     expect(JSON.parse((await cli([SPEC, SPEC, '--format', 'json'])).stdout).bump).toBe('none');
   });
 
-  it('--format changelog groups the release notes by operation and event', { timeout: T }, async () => {
+  it('--format changelog groups the release notes by operation and event', async () => {
     const r = await cli([SPEC, webhookCut, '--format', 'changelog']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^# 1\.0\.0\n\nChanges since 1\.0\.0\. Semver bump for the generated packages: \*\*major\*\*\./);
@@ -187,7 +186,7 @@ describe('gen-card-api diff: why, semver bump, changelog, annotation lines (issu
     expect(w.stdout).toContain('## Operation `getCard` (GET /cards/{uuid})\n\n- **Needs attention**: GET /cards/{uuid} is deprecated.');
   });
 
-  it('--format github puts the annotation on the line of the key that changed', { timeout: T }, async () => {
+  it('--format github puts the annotation on the line of the key that changed', async () => {
     const r = await cli([SPEC, webhookCut, '--format', 'github']);
     const m = /^::error file=[^,]+,line=(\d+),title=webhook-payload-field-removed/m.exec(r.stdout);
     expect(m).not.toBeNull();

@@ -31,6 +31,7 @@ import { eventually, freePort, groupAlive, listening } from '../helpers/processe
 import { ROOT, tempDir } from '../helpers/spec.js';
 import { readmeBlocks, type Block } from './blocks.js';
 import { startLocalRegistry } from './local-registry.js';
+import { WAIT_MS } from '../helpers/limits.js';
 
 const BLOCKS = readmeBlocks(ROOT);
 const GEN = path.join(ROOT, 'packages/cli/bin/gen-card-api.js');
@@ -144,15 +145,15 @@ async function runShell(script: string, cwd: string, env: NodeJS.ProcessEnv, onS
   // pipes is gone, and is read by the 'close' event. Bounded: a process that never goes holds the pipes forever,
   // and expectCleanedUp reports it.
   let bound: NodeJS.Timeout | undefined;
-  await Promise.race([closed, new Promise((resolve) => (bound = setTimeout(resolve, 30_000)))]);
+  await Promise.race([closed, new Promise((resolve) => (bound = setTimeout(resolve, WAIT_MS)))]);
   clearTimeout(bound);
   return { code, signal, stdout, stderr, pgid };
 }
 
 /** No process of the block is left, and nothing listens on its ports (both waited for, bounded). */
 async function expectCleanedUp(run: BlockRun, ports: number[]): Promise<void> {
-  expect(await eventually(() => !groupAlive(run.pgid), 30_000), `processes of the block still running 30 s after it ended; stderr:\n${run.stderr}`).toBe(true);
-  for (const port of ports) expect(await eventually(async () => !(await listening(port)), 5_000), `port ${port} still held; stderr:\n${run.stderr}`).toBe(true);
+  expect(await eventually(() => !groupAlive(run.pgid)), `processes of the block still running minutes after it ended; stderr:\n${run.stderr}`).toBe(true);
+  for (const port of ports) expect(await eventually(async () => !(await listening(port))), `port ${port} still held; stderr:\n${run.stderr}`).toBe(true);
 }
 
 /** A block with its fixed ports swapped for free ones. */
@@ -224,7 +225,7 @@ describe('TypeScript blocks', () => {
       writeFileSync(file, b.text);
       files.set(file, b.key);
     });
-  }, 120_000);
+  });
 
   /** The diagnostics of the blocks and of the generated client under `compilerOptions` (as tsconfig JSON). */
   function diagnostics(compilerOptions: Record<string, unknown>): string[] {
@@ -243,7 +244,7 @@ describe('TypeScript blocks', () => {
     const tsconfig = JSON.parse(block('README.md › A typed client for your code › json 1').text) as { compilerOptions: Record<string, unknown> };
     for (const key of files.values()) checked.add(key);
     expect(diagnostics(tsconfig.compilerOptions)).toEqual([]);
-  }, 120_000);
+  });
 
   it('compile under the strictness `tsc --init` turns on today (with Node\'s types)', () => {
     const strictest = {
@@ -260,7 +261,7 @@ describe('TypeScript blocks', () => {
       skipLibCheck: true,
     };
     expect(diagnostics(strictest)).toEqual([]);
-  }, 120_000);
+  });
 
   it('the sandbox package example runs and exits by itself', async () => {
     const b = block('packages/sandbox/README.md › @card-api/sandbox › ts 1');
@@ -274,7 +275,7 @@ describe('TypeScript blocks', () => {
     expect(code, stderr).toBe(0);
     expect(stdout).toMatch(/^CARD_API_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/api\/v1$/m);
     expect(stdout).toMatch(/^200 /m);
-  }, 60_000);
+  });
 });
 
 describe('the typed-client flow, as written, in an empty project', () => {
@@ -309,7 +310,7 @@ describe('the typed-client flow, as written, in an empty project', () => {
       await registry.close();
       project.cleanup();
     }
-  }, 300_000);
+  });
 });
 
 describe('shell blocks that start processes clean up after themselves', () => {
@@ -327,7 +328,7 @@ describe('shell blocks that start processes clean up after themselves', () => {
     } finally {
       cleanup();
     }
-  }, 120_000);
+  });
 
   it('the control API, with the variables of a running sandbox', async () => {
     const b = block('README.md › Making things happen: the control API › sh 1');
@@ -344,7 +345,7 @@ describe('shell blocks that start processes clean up after themselves', () => {
       cleanup();
       await sandbox.close();
     }
-  }, 120_000);
+  });
 
   it('listen and trigger', async () => {
     const b = block('README.md › Webhooks on your laptop: listen and trigger › sh 1');
@@ -376,7 +377,7 @@ describe('shell blocks that start processes clean up after themselves', () => {
       cleanup();
       await new Promise((resolve) => app.close(resolve));
     }
-  }, 180_000);
+  });
 
   it('verify against the local sandbox, the whole run', async () => {
     const b = block('README.md › Checking a server against the contract: `gen-card-api verify` › sh 2');
@@ -391,7 +392,7 @@ describe('shell blocks that start processes clean up after themselves', () => {
     } finally {
       cleanup();
     }
-  }, 180_000);
+  });
 
   it("gen-card-api's README: client --out, then the sandbox in the foreground until Ctrl-C", async () => {
     const b = block('packages/cli/README.md › gen-card-api › sh 1');
@@ -412,7 +413,7 @@ describe('shell blocks that start processes clean up after themselves', () => {
     } finally {
       cleanup();
     }
-  }, 120_000);
+  });
 });
 
 describe('shell blocks that start nothing', () => {
@@ -425,7 +426,7 @@ describe('shell blocks that start nothing', () => {
     // Workflow annotations (none when the working tree's spec is HEAD's), then the summary and the bump.
     expect(run.stdout).toMatch(/^gen-card-api diff: \d+ breaking/m);
     for (const out of run.stdout.split('\n').filter((l) => l.startsWith('::'))) expect(out).toMatch(/^::(error|warning|notice) \S*::/);
-  }, 60_000);
+  });
 });
 
 describe('a Node line from the npm registry', () => {
@@ -456,7 +457,7 @@ describe('a Node line from the npm registry', () => {
     } finally {
       cleanup();
     }
-  }, 120_000);
+  });
 });
 
 describe('coverage', () => {

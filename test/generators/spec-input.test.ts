@@ -264,7 +264,7 @@ describe('the CLI', () => {
       expect(run.stderr).toMatch(/^error \S+openapi\.yaml #\/info\/x-leak: \$ref "\/etc\/passwd" .* is refused/m);
     }
     expect(existsSync(out) ? readdirSync(out) : []).toEqual([]);
-  }, 60_000);
+  });
 
   it('lint and client exit 2 on an alias bomb', async () => {
     const { file, dir } = specFile(realWithInfo(`  x-bomb:\n${BOMB('    ')}`));
@@ -273,7 +273,7 @@ describe('the CLI', () => {
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toMatch(/#\/info\/x-bomb\/.*YAML aliases expand the document/);
     }
-  }, 60_000);
+  });
 
   it('reads a spec from stdin (-), its relative refs against the working directory', async () => {
     const { dir } = specFile('');
@@ -281,7 +281,7 @@ describe('the CLI', () => {
     const run = await cli(['bundle', '-', '--format', 'json'], { cwd: dir, input: withInfo('  x-part:\n    $ref: ./part.yaml\n') });
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout).info['x-part']).toEqual({ from: 'stdin' });
-  }, 60_000);
+  });
 
   it('refuses a URL without --allow-remote-refs (exit 2), reads it with the flag', async () => {
     const server = createServer((_req, res) => res.writeHead(200).end(MINIMAL));
@@ -297,5 +297,5 @@ describe('the CLI', () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
-  }, 60_000);
+  });
 });
