@@ -21,9 +21,10 @@ generate:
 check:
 	npm run check
 
-# What CI runs: spec lint, generated-output drift check, the spec diff against the release, the whole vitest suite
-# (its typecheck is tsc over the repository), and the packages built and proven as a stranger gets them through a
-# real registry; side by side, one line per check that passes, ending on the total (scripts/test.ts).
+# What CI runs on Node 24 (then test-lines on 22 and 26): spec lint, generated-output drift check, the spec diff
+# against the release, the whole vitest suite (its typecheck is tsc over the repository), and the packages built and
+# proven as a stranger gets them through a real registry; side by side, one line per check that passes, ending on the
+# total (scripts/test.ts). It runs on the `node` first on PATH.
 test:
 	@npm run --silent test:all
 

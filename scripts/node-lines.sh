@@ -3,13 +3,15 @@
 # package (bin/node, nothing else), so a machine with any npm gets every line without nvm, a download site or root.
 # Each line is installed once into a cache outside the repository and reused.
 #
+#   scripts/node-lines.sh lines | main            prints the supported lines, or the one CI runs `make test` on
 #   scripts/node-lines.sh bin <major>             prints the folder holding that line's `node` (installs it if needed):
 #                                                 export PATH="$(scripts/node-lines.sh bin 24):$PATH"
 #   scripts/node-lines.sh test [--no-build] [<major>...]
 #                                                 the stranger phase (npm run test:registry: the packages installed from
 #                                                 their tarballs in empty folders) and 50 sandbox start/stop cycles, on
-#                                                 each line (default: 22 and 26; `make test` covers the line on PATH).
-#                                                 Builds first unless --no-build. Exit 1 if any step failed.
+#                                                 each line (default: the supported lines but MAIN_LINE, on which CI
+#                                                 runs the whole `make test`). Builds first unless --no-build. Exit 1
+#                                                 if any step failed.
 #
 # npm itself stays the machine's: its bin starts with `#!/usr/bin/env node`, so with a line first on PATH, npm, npx,
 # vitest and every bin they start run on that line. The cache is $CARD_API_NODE_CACHE, by default
@@ -17,11 +19,12 @@
 set -euo pipefail
 
 SUPPORTED_LINES="22 24 26"
+MAIN_LINE=24
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${CARD_API_NODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/card-api-kit/node}"
 
 usage() {
-  echo "usage: scripts/node-lines.sh bin <major> | test [--no-build] [<major>...]  (supported lines: $SUPPORTED_LINES)" >&2
+  echo "usage: scripts/node-lines.sh lines | main | bin <major> | test [--no-build] [<major>...]  (supported lines: $SUPPORTED_LINES)" >&2
   exit 2
 }
 
@@ -73,7 +76,9 @@ test_lines() {
     shift
   fi
   local lines=("$@")
-  [ ${#lines[@]} -gt 0 ] || lines=(22 26)
+  if [ ${#lines[@]} -eq 0 ]; then
+    for major in $SUPPORTED_LINES; do [ "$major" = "$MAIN_LINE" ] || lines+=("$major"); done
+  fi
   cd "$ROOT"
   # Every line first, so that a line the registry cannot give stops the run before any test.
   for major in "${lines[@]}"; do echo "Node $major: $("$(bin_dir "$major")/node" --version)" >&2; done
@@ -91,6 +96,14 @@ test_lines() {
 }
 
 case "${1:-}" in
+  lines)
+    [ $# -eq 1 ] || usage
+    echo "$SUPPORTED_LINES"
+    ;;
+  main)
+    [ $# -eq 1 ] || usage
+    echo "$MAIN_LINE"
+    ;;
   bin)
     [ $# -eq 2 ] || usage
     bin_dir "$2"
@@ -100,7 +113,7 @@ case "${1:-}" in
     test_lines "$@"
     ;;
   --help | -h)
-    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
     ;;
   *) usage ;;
 esac
