@@ -74,10 +74,11 @@ export function runCommand(command: string, args: string[], options: { cwd: stri
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const limit = options.timeoutMs ?? REGISTRY_HANG_MS;
     const timer = setTimeout(() => {
-      stderr += `\n[harness] killed after ${options.timeoutMs} ms`;
+      stderr += `\n[harness] killed after ${limit / 60_000} minutes: a hang, or a machine far slower than any CI`;
       child.kill('SIGKILL');
-    }, options.timeoutMs ?? REGISTRY_HANG_MS);
+    }, limit);
     child.on('error', (error) => {
       clearTimeout(timer);
       reject(error);
