@@ -50,8 +50,14 @@ bin_dir() {
   dir="$CACHE/$major"
   bin="$dir/node_modules/$package/bin"
   if ! [ -x "$bin/node" ] || [ "$("$bin/node" -p 'process.versions.node.split(".")[0]' 2>/dev/null)" != "$major" ]; then
+    # A folder this script did not make is never emptied: $CARD_API_NODE_CACHE may point anywhere.
+    if [ -e "$dir" ] && ! [ -e "$dir/.card-api-node-line" ]; then
+      echo "scripts/node-lines.sh: $dir exists and was not made by this script; remove it or set CARD_API_NODE_CACHE to another folder" >&2
+      exit 2
+    fi
     rm -rf "$dir"
     mkdir -p "$dir"
+    touch "$dir/.card-api-node-line"
     echo "installing $package@$major from the npm registry into $dir" >&2
     # Its own package.json: without one npm would look for a project in the folders above.
     echo '{"private":true}' >"$dir/package.json"
