@@ -1,5 +1,5 @@
 # Thin wrappers over npm scripts: one entry per job.
-.PHONY: install build pack lint generate check test test-registry bench demo
+.PHONY: install build pack lint generate check test test-registry test-lines bench demo
 
 install:
 	npm ci
@@ -21,15 +21,21 @@ generate:
 check:
 	npm run check
 
-# What CI runs: spec lint, generated-output drift check, the spec diff against the release, the whole vitest suite
-# (its typecheck is tsc over the repository), and the packages built and proven as a stranger gets them through a
-# real registry; side by side, one line per check that passes, ending on the total (scripts/test.ts).
+# What CI runs on Node 24 (then test-lines on 22 and 26): spec lint, generated-output drift check, the spec diff
+# against the release, the whole vitest suite (its typecheck is tsc over the repository), and the packages built and
+# proven as a stranger gets them through a real registry; side by side, one line per check that passes, ending on the
+# total (scripts/test.ts). It runs on the `node` first on PATH.
 test:
 	@npm run --silent test:all
 
 # Publishes every package to a local Verdaccio and installs, compiles and runs them outside the repository.
 test-registry: build
 	npm run test:registry
+
+# The other supported Node lines (22 and 26, from the npm registry; `make test` covers the line on PATH): the build,
+# then on each the registry phase and 50 sandbox start/stop cycles. The same script CI runs (scripts/node-lines.sh).
+test-lines:
+	@scripts/node-lines.sh test
 
 bench:
 	npm run bench

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { defaultClientConditions, defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
+import { HANG_MS, WAIT_MS } from './test/helpers/limits.js';
 
 // In-repo tests run the sources: @card-api/* resolve through their "@card-api/source" export condition (to src/),
 // as tsconfig.json's customConditions and .npmrc's node-options do for tsc and child processes.
@@ -31,7 +32,10 @@ export default defineConfig({
     // At least two files at once: vitest's default (one fewer than the CPUs) runs a 2-CPU machine's files one by
     // one, and a file mostly runs one thing at a time (the CLI, tsc, a sandbox), so one CPU sat idle.
     maxWorkers: Math.max(2, availableParallelism() - 1),
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
+    // Limits that only turn a hang into a failure (test/helpers/limits.ts): a slow machine is not a failing one.
+    // No test or describe sets its own, which could only be lower; expect.poll waits for its value as long.
+    testTimeout: HANG_MS,
+    hookTimeout: HANG_MS,
+    expect: { poll: { timeout: WAIT_MS } },
   },
 });

@@ -49,7 +49,7 @@ export async function buildCli(): Promise<void> {
     splitting: true,
     format: 'esm',
     platform: 'node',
-    target: 'node20.19',
+    target: 'node22.13',
     external: await cliExternals(),
     conditions: ['@card-api/source'],
     chunkNames: 'chunks/[name]-[hash]',

@@ -12,6 +12,7 @@ import {
   ValidationError,
   type Order,
 } from '../../packages/client/src/index.js';
+import { WAIT_MS } from '../helpers/limits.js';
 
 type Handler = (req: Request) => Response | Promise<Response>;
 
@@ -50,7 +51,7 @@ describe('generated client', () => {
   it('sends a write that meets a 503 then a 202 twice with the same idempotency key', async () => {
     let n = 0;
     const { api, calls } = client(() => (++n === 1 ? json(503, { error: { code: 'api.internal_error', message: 'busy', request_id: null } }) : json(202, { data: ORDER })));
-    const order = await api.cards.create(CREATE, { maxRetries: 2, timeoutMs: 5_000 });
+    const order = await api.cards.create(CREATE, { maxRetries: 2, timeoutMs: WAIT_MS });
     expect(order.uuid).toBe(ORDER.uuid);
     expect(calls).toHaveLength(2);
     const keys = calls.map((c) => c.headers.get('x-idempotency-key'));
@@ -144,7 +145,7 @@ describe('generated client', () => {
       const status = states[Math.min(i++, states.length - 1)]!;
       return json(200, { data: { ...ORDER, status, failure_reason: status === 'failed' ? 'business4xx' : null } });
     });
-    const error = await api.orders.wait(ORDER.uuid, { intervalMs: 1, timeoutMs: 5_000 }).catch((e: unknown) => e);
+    const error = await api.orders.wait(ORDER.uuid, { intervalMs: 1, timeoutMs: WAIT_MS }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrderFailedError);
     expect((error as OrderFailedError).failureReason).toBe('business4xx');
   });

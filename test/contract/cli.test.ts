@@ -15,6 +15,7 @@ import { decryptCardSecrets } from '@card-api/webhooks/secrets';
 import { freePort } from '../helpers/processes.js';
 import { ROOT, tempDir } from '../helpers/spec.js';
 import { clientFor, issueBody, Recorder, validator } from './support.js';
+import { WAIT_MS } from '../helpers/limits.js';
 
 const BIN = path.join(ROOT, 'packages/cli/bin/gen-card-api.js');
 let child: ChildProcessWithoutNullStreams | undefined;
@@ -66,7 +67,7 @@ describe('gen-card-api sandbox', () => {
     const recorder = new Recorder(baseUrl);
     const client = clientFor(baseUrl, token, { fetch: recorder.fetch });
     const order = await client.cards.create(issueBody());
-    const done = await client.orders.wait(order.uuid, { intervalMs: 20, timeoutMs: 15_000 });
+    const done = await client.orders.wait(order.uuid, { intervalMs: 20, timeoutMs: WAIT_MS });
     expect(done.status).toBe('completed');
     const cards = await client.cards.list();
     expect(cards.data.map((c) => c.uuid)).toContain(done.related_card_uuid);
@@ -112,9 +113,9 @@ describe('gen-card-api sandbox', () => {
       const client = clientFor(baseUrl, lines[1]!.slice('CARD_API_TOKEN='.length));
 
       const order = await client.cards.create(issueBody());
-      const done = await client.orders.wait(order.uuid, { intervalMs: 20, timeoutMs: 15_000 });
+      const done = await client.orders.wait(order.uuid, { intervalMs: 20, timeoutMs: WAIT_MS });
       expect(done.status).toBe('completed');
-      await expect.poll(() => received.map((r) => (JSON.parse(r.body) as { event: string }).event).sort(), { timeout: 15_000 }).toEqual(['card.issued.secrets', 'order.completed']);
+      await expect.poll(() => received.map((r) => (JSON.parse(r.body) as { event: string }).event).sort()).toEqual(['card.issued.secrets', 'order.completed']);
 
       for (const delivery of received) {
         const event = constructEvent(delivery.body, delivery.signature, secret);

@@ -233,7 +233,7 @@ describe.each([publicApi, controlApi])('every operation of the $name document', 
       }),
       { numRuns: 400, endOnFailure: true },
     );
-  }, 240_000);
+  });
 });
 
 describe('the bar of issue 13, on both documents', () => {

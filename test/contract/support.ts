@@ -7,6 +7,7 @@ import { ABILITIES, startSandbox, type RunningSandbox, type Sandbox, type StartS
 import { CardApiClient, type ClientOptions, type FetchFn } from '@card-api/client';
 import { SpecValidator } from '../helpers/spec-validator.js';
 import { testDatabase } from '../../packages/sandbox/src/test-support.js';
+import { WAIT_MS } from '../helpers/limits.js';
 
 /** One validator for all contract tests: strict, so undeclared fields fail. */
 export const validator = new SpecValidator({ strict: true });
@@ -142,4 +143,4 @@ export function issueBody(overrides: Record<string, unknown> = {}): { card_produ
 }
 
 /** Fast polling for `orders.wait`: orders move at once in these sandboxes. */
-export const FAST_WAIT = { intervalMs: 5, timeoutMs: 15_000 };
+export const FAST_WAIT = { intervalMs: 5, timeoutMs: WAIT_MS };

@@ -54,17 +54,16 @@ beforeAll(() => {
 });
 
 const SPEC = 'spec/openapi.yaml';
-const T = 300_000;
 
 describe('gen-card-api diff (the Bar)', () => {
-  it('the spec against itself: exit 0, no change', { timeout: T }, async () => {
+  it('the spec against itself: exit 0, no change', async () => {
     const r = await cli([SPEC, SPEC]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('no changes');
     expect(r.stdout).toContain('0 breaking, 0 warning, 0 info; failing on breaking: 0');
   });
 
-  it('a field removed from a webhook payload: exit 1, a breaking change naming the event', { timeout: T }, async () => {
+  it('a field removed from a webhook payload: exit 1, a breaking change naming the event', async () => {
     const r = await cli([SPEC, webhookCut]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/BREAKING\s+webhook-payload-field-removed\s+event order\.completed · data\.completed_at/);
@@ -74,7 +73,7 @@ describe('gen-card-api diff (the Bar)', () => {
 });
 
 describe('gen-card-api diff: formats', () => {
-  it('--format json: { changes: [{ id, level, location, places, message, touches }], summary, verdict }', { timeout: T }, async () => {
+  it('--format json: { changes: [{ id, level, location, places, message, touches }], summary, verdict }', async () => {
     const r = await cli([SPEC, webhookCut, '--format', 'json']);
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout);
@@ -91,7 +90,7 @@ describe('gen-card-api diff: formats', () => {
     expect(out.verdict.id).toBe('version-major-bump-missing');
   });
 
-  it('--format markdown: a summary table, then the changes, breaking first', { timeout: T }, async () => {
+  it('--format markdown: a summary table, then the changes, breaking first', async () => {
     const r = await cli([SPEC, webhookCut, '--format', 'markdown', '--fail-on', 'warning']);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('| level | changes |');
@@ -104,7 +103,7 @@ describe('gen-card-api diff: formats', () => {
     expect(r.stdout).toContain('How to acknowledge');
   });
 
-  it('--format github: workflow annotations on the head file', { timeout: T }, async () => {
+  it('--format github: workflow annotations on the head file', async () => {
     const r = await cli([SPEC, warningOnly, '--format', 'github']);
     expect(r.code).toBe(0);
     const rel = path.relative(ROOT, warningOnly);
@@ -113,14 +112,14 @@ describe('gen-card-api diff: formats', () => {
 });
 
 describe('gen-card-api diff: exit codes and overrides', () => {
-  it('--fail-on warning turns a warning into exit 1; the default does not', { timeout: T }, async () => {
+  it('--fail-on warning turns a warning into exit 1; the default does not', async () => {
     expect((await cli([SPEC, warningOnly])).code).toBe(0);
     const r = await cli([SPEC, warningOnly, '--fail-on', 'warning']);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('WARNING  operation-deprecated');
   });
 
-  it('exit 2 on a usage error: a missing argument, an unknown format', { timeout: T }, async () => {
+  it('exit 2 on a usage error: a missing argument, an unknown format', async () => {
     const usage = await cli([SPEC]);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("missing required argument 'head'");
@@ -129,7 +128,7 @@ describe('gen-card-api diff: exit codes and overrides', () => {
     expect(format.stderr).toContain('xml');
   });
 
-  it('exit 2 with file, pointer and reason: a missing file, an invalid spec', { timeout: T }, async () => {
+  it('exit 2 with file, pointer and reason: a missing file, an invalid spec', async () => {
     const missing = await cli([SPEC, 'nope/openapi.yaml']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/nope\/openapi\.yaml #: file not found/);
@@ -138,7 +137,7 @@ describe('gen-card-api diff: exit codes and overrides', () => {
     expect(bad.stderr).toMatch(/openapi\.yaml #\/paths\/~1wallet\/get\/responses: /);
   });
 
-  it('exit 2 on an unknown revision and on an invalid override file', { timeout: T }, async () => {
+  it('exit 2 on an unknown revision and on an invalid override file', async () => {
     const rev = await cli(['no-such-rev-xyz:spec/openapi.yaml', SPEC]);
     expect(rev.code).toBe(2);
     expect(rev.stderr).toContain('git cannot read spec/openapi.yaml at revision no-such-rev-xyz');
@@ -150,13 +149,13 @@ describe('gen-card-api diff: exit codes and overrides', () => {
     expect(o.stderr).toContain('#/overrides/1/id: unknown check id "no-such-check"');
   });
 
-  it('a git revision side: HEAD:spec/openapi.yaml against itself', { timeout: T }, async () => {
+  it('a git revision side: HEAD:spec/openapi.yaml against itself', async () => {
     const r = await cli(['HEAD:spec/openapi.yaml', 'HEAD:spec/openapi.yaml', '--format', 'json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).changes).toEqual([]);
   });
 
-  it('an override downgrades an acknowledged change (exit 0); stale entries are reported', { timeout: T }, async () => {
+  it('an override downgrades an acknowledged change (exit 0); stale entries are reported', async () => {
     const file = path.join(tmp.dir, 'overrides.yaml');
     writeFileSync(
       file,
@@ -178,7 +177,7 @@ describe('gen-card-api diff: exit codes and overrides', () => {
 });
 
 describe('gen-card-api diff: why, semver bump, changelog, annotation lines (issue 27)', () => {
-  it('text says why for each change and names the bump; json carries `bump`', { timeout: T }, async () => {
+  it('text says why for each change and names the bump; json carries `bump`', async () => {
     const r = await cli([SPEC, webhookCut]);
     expect(r.stdout).toContain('  why: a receiver that reads the field gets undefined');
     expect(r.stdout).toContain('semver bump for the generated packages: major');
@@ -189,7 +188,7 @@ describe('gen-card-api diff: why, semver bump, changelog, annotation lines (issu
     expect(JSON.parse((await cli([SPEC, SPEC, '--format', 'json'])).stdout).bump).toBe('none');
   });
 
-  it('--format changelog: release notes that open with a summary, then the breaking changes, each once with where it reaches', { timeout: T }, async () => {
+  it('--format changelog: release notes that open with a summary, then the breaking changes, each once with where it reaches', async () => {
     const r = await cli([SPEC, webhookCut, '--format', 'changelog']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^# 1\.0\.0\n\nChanges since 1\.0\.0: 1 breaking, 0 needing attention, 0 added or improved\. Semver bump for the generated packages: \*\*major\*\*\./);
@@ -198,7 +197,7 @@ describe('gen-card-api diff: why, semver bump, changelog, annotation lines (issu
     expect(w.stdout).toContain('## Needs attention\n\n- GET /cards/{uuid} is deprecated; callers keep working for now, but should move off it before it is removed. In `getCard`.');
   });
 
-  it('--format github puts the annotation on the line of the key that changed', { timeout: T }, async () => {
+  it('--format github puts the annotation on the line of the key that changed', async () => {
     const r = await cli([SPEC, webhookCut, '--format', 'github']);
     const m = /^::error file=[^,]+,line=(\d+),title=webhook-payload-field-removed/m.exec(r.stdout);
     expect(m).not.toBeNull();
@@ -212,7 +211,7 @@ describe('gen-card-api diff: why, semver bump, changelog, annotation lines (issu
 });
 
 describe('gen-card-api diff: each change once, breaking first (issue 34)', () => {
-  it('a required property removed from the shared Card schema: at most 2 breaking entries besides the verdict; the changelog opens with them', { timeout: T }, async () => {
+  it('a required property removed from the shared Card schema: at most 2 breaking entries besides the verdict; the changelog opens with them', async () => {
     const j = JSON.parse((await cli([SPEC, cardCut, '--format', 'json'])).stdout);
     const breaking = j.changes.filter((c: any) => c.level === 'breaking');
     expect(breaking.length).toBeGreaterThan(0);
@@ -228,7 +227,7 @@ describe('gen-card-api diff: each change once, breaking first (issue 34)', () =>
     expect(log).toContain('- `Card.pan_bin`: field removed; a client that reads the field gets undefined. In `getCard` and `listCards`.');
   });
 
-  it('--level leaves out what is below it; Markdown folds info entries; the counts cover everything', { timeout: T }, async () => {
+  it('--level leaves out what is below it; Markdown folds info entries; the counts cover everything', async () => {
     mkdirSync(path.join(tmp.dir, 'card-cut-added'));
     const added = writeSpecCopy(path.join(tmp.dir, 'card-cut-added'), (doc) => {
       delete doc.components.schemas.Card.properties.pan_bin;
@@ -245,14 +244,14 @@ describe('gen-card-api diff: each change once, breaking first (issue 34)', () =>
     expect(text).toContain('1 breaking, 0 warning, 1 info, and info.version needs a major bump; failing on breaking: 2');
   });
 
-  it('the override hint names a file next to the head spec (to create), not this repository\'s', { timeout: T }, async () => {
+  it('the override hint names a file next to the head spec (to create), not this repository\'s', async () => {
     const r = await cli([SPEC, cardCut]);
     const hint = `${path.relative(ROOT, path.dirname(cardCut)).split(path.sep).join('/')}/diff-overrides.yaml`;
     expect(r.stdout).toContain(`create ${hint} with these lines under \`overrides:\` and pass it with --overrides ${hint}:`);
     expect(r.stdout).not.toContain('spec/diff-overrides.yaml');
   });
 
-  it('--policy sets a rule; a bad rule or date is a usage error (exit 2)', { timeout: T }, async () => {
+  it('--policy sets a rule; a bad rule or date is a usage error (exit 2)', async () => {
     mkdirSync(path.join(tmp.dir, 'renamed'));
     const renamed = writeSpecCopy(path.join(tmp.dir, 'renamed'), (doc) => (doc.paths['/wallet'].get.operationId = 'readWallet'));
     expect((await cli([SPEC, renamed])).code).toBe(0);

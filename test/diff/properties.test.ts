@@ -135,7 +135,7 @@ function reformat(doc: any, r: { seed: number; inline: boolean; move: boolean; n
   return shuffleKeys(out, prng(r.seed));
 }
 
-describe('diff properties', { timeout: 180_000 }, () => {
+describe('diff properties', () => {
   it('the reformatting really changes the document (so the next properties are not vacuous)', () => {
     const doc = spec.document as any;
     const inlined = reformat(doc, { seed: 7, inline: true, move: false, nested: true });

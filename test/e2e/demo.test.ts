@@ -5,12 +5,13 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { WAIT_MS } from '../helpers/limits.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('scripts/demo.ts', () => {
   it('runs the whole flow, exits 0 and prints secrets only masked', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], { cwd: root, encoding: 'utf8', timeout: WAIT_MS });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const lines = run.stdout.trimEnd().split('\n');
@@ -22,5 +23,5 @@ describe('scripts/demo.ts', () => {
     expect(run.stdout).not.toMatch(/whsec_|BEGIN|_sk_/);
     for (const step of ['order.completed', 'card.issued.secrets', 'card.transaction.captured', 'card.frozen', 'card.unfrozen', 'card.close_initiated', 'card.closed', 'card_close_refund'])
       expect(run.stdout).toContain(step);
-  }, 150_000);
+  });
 });

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startSandbox, type RunningSandbox } from '@card-api/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WAIT_MS } from '../helpers/limits.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -31,12 +32,12 @@ describe.skipIf(!available && !inCi)('the docs page in chromium', () => {
     if (!available) throw new Error(`chromium is required under CI=true: ${CHROMIUM} is missing (.ci/run installs it with apt-get install -y chromium)`);
     running = await startSandbox({ port: 0, orderLatencyMs: 5 });
     userDataDir = mkdtempSync(path.join(tmpdir(), 'card-api-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: ARGS });
+    context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: ARGS, timeout: WAIT_MS });
     // A page on another origin (another port), for the CORS check.
     other = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>other</title>'));
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await context?.close();
@@ -47,7 +48,7 @@ describe.skipIf(!available && !inCi)('the docs page in chromium', () => {
 
   async function newPage(): Promise<Page> {
     const page = await context.newPage();
-    page.setDefaultTimeout(30_000);
+    page.setDefaultTimeout(WAIT_MS);
     return page;
   }
 

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { Decimal } from '@card-api/client';
 import { constructEvent, createWebhookHandler, type CardApiEvent, type WebhookHandler } from '@card-api/webhooks';
 import type { SpecValidator } from '../helpers/spec-validator.js';
+import { WAIT_MS } from '../helpers/limits.js';
 
 /** One HTTP request a receiver got, as it came over the wire, and what the receiver answered. */
 export interface RawDelivery {
@@ -198,7 +199,7 @@ export function recordingFetch(into: RawResponse[]): (input: RequestInfo | URL, 
  * Polls `check` every `intervalMs` until it returns something other than `undefined`/`false`, and returns
  * that; fails with `what` after `timeoutMs`. The one way the suite waits: on a condition, never a bare sleep.
  */
-export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, { timeoutMs = 5_000, intervalMs = 10 } = {}): Promise<T> {
+export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, { timeoutMs = WAIT_MS, intervalMs = 10 } = {}): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -272,7 +273,7 @@ export async function startPrism(specUrl: string, upstream: string, root: string
   await waitFor(`prism listening on ${port}`, () => {
     if (child.exitCode !== null) throw new Error(`prism exited (${child.exitCode}): ${output}`);
     return output.includes('Prism is listening');
-  }, { timeoutMs: 60_000, intervalMs: 50 });
+  }, { intervalMs: 50 });
   return {
     url: `http://127.0.0.1:${port}`,
     log: () => output,

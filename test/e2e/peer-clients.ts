@@ -12,6 +12,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import { expect } from 'vitest';
 import { ROOT } from '../helpers/spec.js';
+import { WAIT_MS } from '../helpers/limits.js';
 
 /** The spec the peers generate from: the one file a user of the contract would hand them. */
 export const SPEC = path.join(ROOT, 'spec/openapi.yaml');
@@ -26,7 +27,7 @@ export function outputFolder(name: string): { dir: string; remove: () => void } 
  * Runs an installed generator's command line as a user would (`node <its bin> <args>`), in `cwd`. Rejects with
  * its output when it exits non-zero or takes longer than `timeoutMs`.
  */
-export function runGenerator(bin: string, args: readonly string[], cwd: string, timeoutMs = 120_000): Promise<string> {
+export function runGenerator(bin: string, args: readonly string[], cwd: string, timeoutMs = WAIT_MS): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', bin), ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', CI: 'true' } });
     let output = '';

@@ -39,7 +39,7 @@ describe('a @hey-api/openapi-ts client drives the whole flow against the sandbox
     // The generated functions use the client of client.gen.ts unless told otherwise: configure that one.
     const { client } = (await import(pathToFileURL(path.join(out.dir, 'client.gen.ts')).href)) as { client: { setConfig(config: { baseUrl: string; auth: () => string; fetch: typeof fetch }): unknown } };
     client.setConfig({ baseUrl: running.baseUrl, auth: () => running.token!, fetch: recordingFetch(sent) });
-  }, 180_000);
+  });
 
   afterAll(async () => {
     await running?.close();

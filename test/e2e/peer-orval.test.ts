@@ -56,7 +56,7 @@ describe('an orval client drives the whole flow against the sandbox, unmodified'
     client = (await import(pathToFileURL(target).href)) as OrvalClient;
     file = target;
     vi.stubGlobal('fetch', recordingFetch(sent, globalThis.fetch));
-  }, 180_000);
+  });
 
   afterAll(async () => {
     vi.unstubAllGlobals();

@@ -93,7 +93,7 @@ describe('gen-card-api', () => {
       const tsc = await run(process.execPath, [TSC, '-p', path.join(dir, `tsconfig.${mode}.json`)]).catch((e: { stdout: string }) => e);
       expect('stdout' in tsc ? tsc.stdout : '', `tsc ${mode}`).toBe('');
     }
-  }, 120_000);
+  });
 
   it('puts an operation added to the spec on the client', async () => {
     const dir = path.join(tmp.dir, 'added');
@@ -125,7 +125,7 @@ describe('gen-card-api', () => {
     expect(typeof archive).toBe('function');
     await archive.call(api.cards, 'c1');
     expect(calls).toEqual(['POST /api/v1/cards/c1/archive keyed']);
-  }, 60_000);
+  });
 
   it('check exits 0 on main and 1 after a generated file is edited', async () => {
     // The edit happens in a copy: the real checkout is read meanwhile (the drift check and the build run beside vitest).
@@ -137,20 +137,20 @@ describe('gen-card-api', () => {
     expect(drift.code).toBe(1);
     expect(drift.stdout).toContain('changed: packages/types/src/index.ts');
     expect(drift.stdout).toContain('+export const edited = 1;'.replace('+', '-'));
-  }, 60_000);
+  });
 
   it('exits 2 with the file, the pointer and the reason on a bad spec', async () => {
     const spec = writeSpecCopy(path.join(tmp.dir), (doc) => delete doc.paths['/wallet'].get['x-client']);
     const result = await cli(['client', '--spec', spec, '--out', path.join(tmp.dir, 'never')]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/openapi\.yaml #\/paths\/~1wallet\/get\/x-client: every operation needs `x-client/);
-  }, 60_000);
+  });
 
   it('lint reports 0 errors and 0 warnings on the bundled spec', async () => {
     const result = await cli(['lint']);
     expect(result.code, result.stdout).toBe(0);
     expect(result.stdout).toMatch(/0 errors, 0 warnings/);
-  }, 60_000);
+  });
 });
 
 /**

@@ -71,5 +71,5 @@ describe('a Node consumer without the DOM lib', () => {
       (e: { stdout: string; stderr: string }) => `${e.stdout}${e.stderr}`,
     );
     expect(output).toBe('');
-  }, 180_000);
+  });
 });

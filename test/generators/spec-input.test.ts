@@ -265,7 +265,7 @@ describe('the CLI', () => {
       expect(run.stderr).toMatch(/^error \S+openapi\.yaml #\/info\/x-leak: \$ref "\/etc\/passwd" .* is refused/m);
     }
     expect(existsSync(out) ? readdirSync(out) : []).toEqual([]);
-  }, 60_000);
+  });
 
   it('lint and client exit 2 on an alias bomb', async () => {
     const { file, dir } = specFile(realWithInfo(`  x-bomb:\n${BOMB('    ')}`));
@@ -274,7 +274,7 @@ describe('the CLI', () => {
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toMatch(/#\/info\/x-bomb\/.*YAML aliases expand the document/);
     }
-  }, 60_000);
+  });
 
   it('reads a spec from stdin (-): no local $ref without --allow-refs-outside, relative to the working directory with it', async () => {
     const { dir } = specFile('');
@@ -286,7 +286,7 @@ describe('the CLI', () => {
     expect(refused.stdout).toBe('');
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(JSON.parse(allowed.stdout).info['x-part']).toEqual({ from: 'stdin' });
-  }, 60_000);
+  });
 
   /**
    * The bar of issue 31: a spec beside a project's `.env` and a `notes.txt` that `$ref`s both. Every command that
@@ -322,7 +322,7 @@ describe('the CLI', () => {
     const written = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.startsWith('out-'));
     expect(written.filter((f) => !['out-bundle'].includes(f))).toEqual([]);
     expect(readdirSync(out('bundle'))).toEqual([]);
-  }, 180_000);
+  });
 
   it('refuses a URL without --allow-remote-refs (exit 2), reads it with the flag', async () => {
     const server = createServer((_req, res) => res.writeHead(200).end(MINIMAL));
@@ -338,7 +338,7 @@ describe('the CLI', () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
-  }, 60_000);
+  });
 });
 
 /** Issue 31: what a local `$ref` may name. The loader and lint refuse the same way (see `refusal`). */
@@ -418,5 +418,5 @@ describe('a local $ref target is a YAML or JSON document', () => {
       }),
       { numRuns: 60 },
     );
-  }, 120_000);
+  });
 });

@@ -97,7 +97,7 @@ beforeAll(async () => {
   bodilessFile = bodilessSpec(path.join(tmp.dir, 'spec'));
   await vendor(SPEC_PATH, path.join(tmp.dir, 'card-api'));
   await vendor(bodilessFile, path.join(tmp.dir, 'no-body'));
-}, 120_000);
+});
 
 describe('the vendored client', () => {
   it.each(CONFIGS)('compiles under %s with skipLibCheck false', async (name, options, files) => {
@@ -108,7 +108,7 @@ describe('the vendored client', () => {
       (e: { stdout: string; stderr: string }) => `${e.stdout}${e.stderr}`,
     );
     expect(result, name).toBe('');
-  }, 120_000);
+  });
 
   it('says in its index.ts header what it needs', () => {
     const index = readFileSync(path.join(tmp.dir, 'card-api/index.ts'), 'utf8');

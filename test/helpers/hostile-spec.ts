@@ -19,6 +19,7 @@ import { renderServer, scaffoldHandlers } from '../../generators/server/index.js
 import { typesTarget } from '../../generators/types/index.js';
 import { renderWebhooks } from '../../generators/webhooks/index.js';
 import { ROOT } from './spec.js';
+import { WAIT_MS } from './limits.js';
 
 export { hostileName, hostileText, PAYLOADS } from './hostile-payloads.js';
 
@@ -462,7 +463,7 @@ export async function importAll(corpus: Corpus): Promise<ImportReport> {
   const report = path.join(corpus.dir, 'report.json');
   writeFileSync(plan, JSON.stringify(corpus.variants));
   const child = path.join(ROOT, 'test/helpers/hostile-import.ts');
-  const result = await run(process.execPath, ['--conditions=@card-api/source', '--import', 'tsx', child, plan, report], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024, timeout: 300_000 }).catch(
+  const result = await run(process.execPath, ['--conditions=@card-api/source', '--import', 'tsx', child, plan, report], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024, timeout: WAIT_MS }).catch(
     (error: { stdout?: string; stderr?: string; code?: number }) => error,
   );
   let parsed: ImportReport;

@@ -1,6 +1,7 @@
 /** Ports and processes for the tests that start long-running commands: wait with a bound, never a fixed sleep. */
 import { once } from 'node:events';
 import { connect, createServer } from 'node:net';
+import { WAIT_MS } from './limits.js';
 
 /** A port that was free a moment ago on 127.0.0.1. */
 export async function freePort(): Promise<number> {
@@ -44,8 +45,8 @@ export function groupAlive(pgid: number): boolean {
   }
 }
 
-/** Polls `condition` every 100 ms until it holds or `ms` have passed; returns whether it held. */
-export async function eventually(condition: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
+/** Polls `condition` every 100 ms until it holds or `ms` (by default WAIT_MS: minutes) have passed; returns whether it held. */
+export async function eventually(condition: () => boolean | Promise<boolean>, ms = WAIT_MS): Promise<boolean> {
   const deadline = Date.now() + ms;
   for (;;) {
     if (await condition()) return true;

@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createWebhookHandler, type CardApiEvent, type WebhookHandler } from '@card-api/webhooks';
+import { WAIT_MS } from '../helpers/limits.js';
 
 export interface Received {
   body: string;
@@ -84,7 +85,7 @@ export class App {
   }
 
   /** Resolves when `test` holds, checking after every request; rejects after `timeoutMs`. */
-  until(test: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  until(test: () => boolean, what: string, timeoutMs = WAIT_MS): Promise<void> {
     if (test()) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {

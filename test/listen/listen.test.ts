@@ -20,6 +20,7 @@ import { runFixture } from '../../packages/cli/src/sandbox-tools/fixtures.js';
 import { LISTEN_DESCRIPTION, startListen, type ForwardRecord, type ListenSession } from '../../packages/cli/src/sandbox-tools/listen.js';
 import { runTrigger } from '../../packages/cli/src/sandbox-tools/trigger.js';
 import { App } from './app.js';
+import { WAIT_MS } from '../helpers/limits.js';
 
 const docs = await loadDocs();
 
@@ -31,7 +32,7 @@ function capture(): Output & { lines: string[]; logs: string[] } {
 }
 
 /** Resolves when the session reports the sandbox `up` or `down`; rejects after `timeoutMs`. */
-function status(session: ListenSession, wanted: 'up' | 'down', timeoutMs = 30_000): Promise<void> {
+function status(session: ListenSession, wanted: 'up' | 'down', timeoutMs = WAIT_MS): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       session.off('status', listener);
@@ -92,7 +93,7 @@ describe('trigger: every event of the spec reaches the app, verified', () => {
     expect(out.lines.at(-1)).toContain(`${event} event ${result.eventId}: delivery `);
     expect(out.lines.join('\n')).not.toContain(target.token);
     // listen printed one line for it, with the app's status.
-    await expect.poll(() => records.find((r) => r.event_id === result.eventId)?.status, { timeout: 10_000 }).toBe(200);
+    await expect.poll(() => records.find((r) => r.event_id === result.eventId)?.status).toBe(200);
   });
 
   it('reuses a card with --card', async () => {
@@ -126,13 +127,13 @@ describe('trigger: every event of the spec reaches the app, verified', () => {
     app.fail = { event: 'card.transaction.reversed', times: 1 };
     const result = await runTrigger({ event: 'card.transaction.reversed', baseUrl: target.baseUrl, token: target.token }, capture());
     const seen = () => records.filter((r) => r.event_id === result.eventId);
-    await expect.poll(() => seen().length, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => seen().length).toBe(1);
     expect(seen()[0]).toMatchObject({ status: 500, answered: 500, redelivery: false });
     expect(app.verified.some((e) => e.event_id === result.eventId)).toBe(false);
     // D19's first retry is 10 s later on the sandbox clock: move the clock instead of waiting.
     await new SandboxApi(target, docs).call('advanceClock', { body: { seconds: 10 } });
     expect((await app.event(result.eventId!)).event).toBe('card.transaction.reversed');
-    await expect.poll(() => seen().length, { timeout: 10_000 }).toBe(2);
+    await expect.poll(() => seen().length).toBe(2);
     expect(seen()[1]).toMatchObject({ status: 200, redelivery: true });
   });
 });
@@ -220,7 +221,7 @@ describe('listen sessions', () => {
     });
   });
 
-  it('survives a sandbox restart on --db: reconnects and keeps its endpoint and secret', { timeout: 60_000 }, async () => {
+  it('survives a sandbox restart on --db: reconnects and keeps its endpoint and secret', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'listen-restart-'));
     const db = path.join(dir, 'sandbox.db');
     let first: RunningSandbox | undefined = await startSandbox({ port: 0, db, sandboxOptions: { onError: () => {} } });

@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { REGISTRY_HANG_MS, WAIT_MS } from '../helpers/limits.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** Every publishable package, in dependency order. */
@@ -31,7 +32,7 @@ export interface Registry {
   tarballs: Map<string, string>;
   /** The environment of a stranger's shell: this registry, a fresh cache, nothing from the checkout. */
   env: NodeJS.ProcessEnv;
-  /** Runs a command to completion (rejects on a spawn error only; check `code`). */
+  /** Runs a command to completion (rejects on a spawn error only; check `code`); killed only if it hangs (REGISTRY_HANG_MS). */
   run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; input?: string }): Promise<CommandResult>;
   /** Starts a long-running command; `stop()` ends it and its children. */
   start(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): ChildProcess;
@@ -58,8 +59,10 @@ export function strangerEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     if (/^npm_/i.test(key) || key === 'NODE_OPTIONS' || key === 'INIT_CWD' || key.startsWith('VITEST') || key === 'NODE_ENV' || key === 'TEST') continue;
     env[key] = value;
   }
-  // Drop node_modules/.bin of the checkout from PATH: a stranger has none of our tools.
-  env.PATH = (process.env.PATH ?? '').split(path.delimiter).filter((p) => !p.startsWith(ROOT)).join(path.delimiter);
+  // Drop the checkout's node_modules/.bin folders from PATH: a stranger has none of our tools. Any other folder
+  // stays, a Node line's bin folder among them (even one cached under the checkout): strangers run on the `node`
+  // first on PATH, the line being tested.
+  env.PATH = (process.env.PATH ?? '').split(path.delimiter).filter((p) => !(p.startsWith(ROOT) && p.split(path.sep).includes('node_modules'))).join(path.delimiter);
   return { ...env, ...extra };
 }
 
@@ -71,10 +74,11 @@ export function runCommand(command: string, args: string[], options: { cwd: stri
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const limit = options.timeoutMs ?? REGISTRY_HANG_MS;
     const timer = setTimeout(() => {
-      stderr += `\n[harness] killed after ${options.timeoutMs} ms`;
+      stderr += `\n[harness] killed after ${limit / 60_000} minutes: a hang, or a machine far slower than any CI`;
       child.kill('SIGKILL');
-    }, options.timeoutMs ?? 600_000);
+    }, limit);
     child.on('error', (error) => {
       clearTimeout(timer);
       reject(error);
@@ -93,7 +97,8 @@ export function runCommand(command: string, args: string[], options: { cwd: stri
 }
 
 async function waitForRegistry(url: string, child: ChildProcess, log: () => string): Promise<void> {
-  for (let attempt = 0; attempt < 600; attempt++) {
+  const deadline = Date.now() + WAIT_MS;
+  while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`verdaccio exited with ${child.exitCode}:\n${log()}`);
     try {
       const response = await fetch(`${url}-/ping`);
@@ -103,7 +108,7 @@ async function waitForRegistry(url: string, child: ChildProcess, log: () => stri
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`verdaccio did not answer on ${url} within 60 s:\n${log()}`);
+  throw new Error(`verdaccio did not answer on ${url} within ${WAIT_MS / 60_000} minutes:\n${log()}`);
 }
 
 /** Packs every package from its built `dist/` (run `make build` first) into `dir`, all at once; in PACKAGES order. */
@@ -136,7 +141,8 @@ export async function startRegistry(): Promise<Registry> {
     'uplinks:',
     '  upstream:',
     `    url: ${JSON.stringify(upstream)}`,
-    '    timeout: 60s',
+    // Its limit on one upstream request: generous, as a starved Verdaccio reads slowly, which is no failure.
+    '    timeout: 5m',
     'packages:',
     // Ours exist only here, never looked up upstream: a stranger gets exactly what we published.
     "  '@card-api/*':",
@@ -241,8 +247,8 @@ export function stopTree(child: ChildProcess): void {
   }
 }
 
-/** Resolves with the `KEY=value` lines a command prints on stdout once `until` has been printed. */
-export function readAssignments(child: ChildProcess, until: string, timeoutMs: number): Promise<Record<string, string>> {
+/** Resolves with the `KEY=value` lines a command prints on stdout once `until` has been printed (or fails after `timeoutMs`: minutes unless told). */
+export function readAssignments(child: ChildProcess, until: string, timeoutMs = WAIT_MS): Promise<Record<string, string>> {
   return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';

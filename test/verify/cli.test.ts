@@ -49,7 +49,7 @@ afterAll(async () => {
   await running.close();
 });
 
-describe('gen-card-api verify (process)', { timeout: 120_000 }, () => {
+describe('gen-card-api verify (process)', () => {
   it.each([
     ['no token', ['--base-url', 'http://127.0.0.1:9/api/v1'], /--token \(or CARD_API_TOKEN\) is required/],
     ['an unknown option', ['--no-such-option'], /unknown option/],

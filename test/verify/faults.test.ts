@@ -8,7 +8,7 @@ import { runScene as run, type SceneOptions } from './harness.js';
 
 const runScene = (options: SceneOptions) => run({ writes: true, webhooks: true, ...options });
 
-describe('verify finds each injected fault with its named check', { timeout: 120_000 }, () => {
+describe('verify finds each injected fault with its named check', () => {
   it('a dropped response field: http.body-schema', async () => {
     const { failed, report } = await runScene({ restFault: 'drop-field' });
     expect(failed).toEqual(['http.body-schema']);

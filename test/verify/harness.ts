@@ -11,6 +11,7 @@ import { signPayload } from '@card-api/webhooks/testing';
 import { DEFAULT_SPEC } from '../../generators/index.js';
 import { runVerify, type VerifyOptions, type VerifyReport } from '../../packages/cli/src/verify/index.js';
 import type { Mutant, ProxyAnswer, ProxyRequest, RestContext } from './mutants.js';
+import { WAIT_MS } from '../helpers/limits.js';
 
 /** `seed-orders` is no fault: orders without `related_card_uuid` (and `related_card_id`), as the contract's order row has it (D29). */
 export type RestFault = 'drop-field' | 'undeclared-status' | 'missing-request-id' | 'reused-key-new-order' | 'broken-next-link' | 'seed-orders';
@@ -284,9 +285,10 @@ export async function runScene(options: SceneOptions = {}): Promise<SceneResult>
       ...(privateKeyPem ? { privateKeyPem } : {}),
       pollIntervalMs: 50,
       perPage: 2,
-      orderTimeoutMs: 30_000,
-      closeTimeoutMs: 30_000,
-      webhookWaitMs: 30_000,
+      // verify's own waits, only bounding a hang here (test/helpers/limits.ts).
+      orderTimeoutMs: WAIT_MS,
+      closeTimeoutMs: WAIT_MS,
+      webhookWaitMs: WAIT_MS,
       onListening: async (port) => {
         receiverPort = port;
       },

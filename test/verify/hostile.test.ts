@@ -84,7 +84,7 @@ function verify(args: string[]): Promise<Run> {
 
 const report = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as { stopped?: { reason: string; message: string }; summary: { failed: number } };
 
-describe('verify against a hostile server (the CLI)', { timeout: 120_000 }, () => {
+describe('verify against a hostile server (the CLI)', () => {
   it.each([
     [
       'a body that never ends',
