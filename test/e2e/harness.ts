@@ -7,6 +7,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Decimal } from '@card-api/client';
@@ -261,11 +263,20 @@ async function freePort(): Promise<number> {
  * Starts `@stoplight/prism-cli` as a validating proxy: every request and response is checked against the
  * document at `specUrl` (fetched from the sandbox, so its `servers` names the sandbox), and with `--errors`
  * any violation becomes an error answer instead of a passed-through body. Resolves once Prism listens.
+ *
+ * The document is fetched here and handed to Prism as a file: Prism 5's own download fails on Node 24 (its fetch
+ * polyfill's AbortSignal is not the platform's: "Expected signal to be an instance of AbortSignal"), and what it
+ * validates against is the same bytes the sandbox serves either way.
  */
 export async function startPrism(specUrl: string, upstream: string, root: string): Promise<PrismProxy> {
   const port = await freePort();
   const bin = path.join(root, 'node_modules/.bin/prism');
-  const child = spawn(bin, ['proxy', '--errors', specUrl, upstream, '--host', '127.0.0.1', '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const served = await fetch(specUrl);
+  if (!served.ok) throw new Error(`GET ${specUrl} answered ${served.status}`);
+  const folder = await mkdtemp(path.join(tmpdir(), 'prism-spec-'));
+  const document = path.join(folder, 'openapi.yaml');
+  await writeFile(document, await served.text());
+  const child = spawn(bin, ['proxy', '--errors', document, upstream, '--host', '127.0.0.1', '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
@@ -282,6 +293,7 @@ export async function startPrism(specUrl: string, upstream: string, root: string
         child.kill('SIGTERM');
         await exited;
       }
+      await rm(folder, { recursive: true, force: true });
     },
   };
 }

@@ -13,6 +13,9 @@ import { runVerify, type VerifyOptions, type VerifyReport } from '../../packages
 import type { Mutant, ProxyAnswer, ProxyRequest, RestContext } from './mutants.js';
 import { WAIT_MS } from '../helpers/limits.js';
 
+/** verify's waits in a scene with a fault, where some of them are meant to run out (see `runScene`). */
+const FAULT_WAIT_MS = 30_000;
+
 /** `seed-orders` is no fault: orders without `related_card_uuid` (and `related_card_id`), as the contract's order row has it (D29). */
 export type RestFault = 'drop-field' | 'undeclared-status' | 'missing-request-id' | 'reused-key-new-order' | 'broken-next-link' | 'seed-orders';
 export type HookFault = 'bad-signature' | 'redelivery-different-bytes' | 'closed-before-initiated';
@@ -276,6 +279,7 @@ export async function runScene(options: SceneOptions = {}): Promise<SceneResult>
       secret = endpoint.secret;
     }
     stopDriver = options.writes ? closeDriver(running, workspaceId, options.webhooks === true) : stopDriver;
+    const faultWaitMs = options.mutant || options.restFault || options.hookFault ? FAULT_WAIT_MS : undefined;
     const report = await runVerify({
       baseUrl,
       token: running.token!,
@@ -285,10 +289,13 @@ export async function runScene(options: SceneOptions = {}): Promise<SceneResult>
       ...(privateKeyPem ? { privateKeyPem } : {}),
       pollIntervalMs: 50,
       perPage: 2,
-      // verify's own waits, only bounding a hang here (test/helpers/limits.ts).
-      orderTimeoutMs: WAIT_MS,
-      closeTimeoutMs: WAIT_MS,
-      webhookWaitMs: WAIT_MS,
+      // verify's own waits. A clean scene's waits end on the event, so they only bound a hang (test/helpers/limits.ts).
+      // A fault scene is there to make some of them run out (a close stage 2 that never comes once deliveries fail
+      // their signature, a freeze that never completes): verify's verdict then comes when they do, so they are
+      // short. Nothing a fault scene asserts needs a clean step to finish within them but an order of a 50 ms sandbox.
+      orderTimeoutMs: faultWaitMs ?? WAIT_MS,
+      closeTimeoutMs: faultWaitMs ?? WAIT_MS,
+      webhookWaitMs: faultWaitMs ?? WAIT_MS,
       onListening: async (port) => {
         receiverPort = port;
       },
