@@ -98,7 +98,7 @@ function validArb(ctx: VerifyContext, op: SpecOperation, fixed: Record<string, s
 }
 
 /** The single-constraint changes of an operation's requests: body fields, the body as a whole, query and path parameters. */
-export function invalidChanges(ctx: VerifyContext, op: SpecOperation): Array<{ broken: string; apply: (c: Case) => Case }> {
+function invalidChanges(ctx: VerifyContext, op: SpecOperation): Array<{ broken: string; apply: (c: Case) => Case }> {
   const doc = ctx.spec.document;
   const changes: Array<{ broken: string; apply: (c: Case) => Case }> = [];
   const body = requestBodyOf(ctx, op);
