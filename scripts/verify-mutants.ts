@@ -1,5 +1,5 @@
 /**
- * The verify mutation harness: `node --conditions=@card-api/source --import tsx scripts/verify-mutants.ts [name filter] [--clean N] [--seed S] [--token-rate N]`.
+ * The verify mutation harness: `node --conditions=@card-api/source --import tsx scripts/verify-mutants.ts [name filter] [--clean N] [--seed S] [--token-rate N] [--shard k/n]`.
  *
  * Runs `verify` (writes, webhooks, a read-only token and another workspace's token, all minted through the
  * sandbox's control API) once per fault of test/verify/mutants.ts, each injected by a proxy in front of a fresh,
@@ -23,13 +23,15 @@ const flag = (name: string) => {
 const clean = Number(flag('--clean') ?? 2);
 const seed = flag('--seed');
 const rate = flag('--token-rate');
+// `--shard k/n`: the k-th of n slices of the faults (1-based), to run slices in parallel processes.
+const shard = flag('--shard')?.split('/').map(Number);
 const filter = args[0]?.toLowerCase();
 const verify = seed === undefined ? {} : { seed: Number(seed) };
 const rateLimits = rate === undefined ? {} : { rateLimits: { tokenPerMinute: Number(rate), ipPerMinute: 600 } };
 
 const missed: string[] = [];
 let caught = 0;
-const chosen = MUTANTS.filter((m) => !filter || m.name.toLowerCase().includes(filter));
+const chosen = MUTANTS.filter((m) => !filter || m.name.toLowerCase().includes(filter)).filter((_, i) => !shard || i % shard[1]! === shard[0]! - 1);
 for (const mutant of chosen) {
   const started = Date.now();
   const { report, failed } = await runScene({ writes: true, webhooks: true, tokens: true, mutant, verify, ...rateLimits });

@@ -5,7 +5,9 @@
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SPEC } from '../../generators/index.js';
+import fc from 'fast-check';
 import { CheckRecorder, FIXED_CHECKS, Probe, VerifySpec } from '../../packages/cli/src/verify/index.js';
+import { runProperty } from '../../packages/cli/src/verify/inputs.js';
 import { close } from './harness.js';
 
 type Answer = { status: number; headers: Record<string, string>; body: unknown };
@@ -53,6 +55,32 @@ describe('verify probe', () => {
       expect(statusOf(checks, id).status, id).toBe('pass');
     }
     expect(statusOf(checks, 'http.rate-limit-headers').evidence).toEqual(['req_1', 'req_2']);
+  });
+
+  it('a property past its time limit returns only once its request (asleep on a Retry-After) has its answer: never two requests in flight', async () => {
+    const baseUrl = await scripted([
+      {
+        status: 429,
+        headers: { 'x-request-id': 'req_5', 'retry-after': '2', 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1900000000' },
+        body: { error: { code: 'api.rate_limited', message: 'Too many requests.', request_id: 'req_5' } },
+      },
+      {
+        status: 200,
+        headers: { 'x-request-id': 'req_6', 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '1' },
+        body: { data: { workspace_slug: 'w', workspace_name: 'W', abilities: ['cards.read'] } },
+      },
+    ]);
+    const spec = await VerifySpec.load(DEFAULT_SPEC);
+    const checks = new CheckRecorder(FIXED_CHECKS);
+    const probe = new Probe({ baseUrl, token: 'x_sk_y', spec, checks });
+    const ctx = { spec, probe, checks, perPage: 5, maxPages: 1, maxItems: 5, log: () => undefined, signal: new AbortController().signal };
+    // fast-check gives up on the property after 500 ms while its request waits out a 2 s Retry-After; on a machine
+    // slow enough that it gives up before the first request, nothing is sent: either way, nothing is left half done.
+    const result = await runProperty(ctx, 'input.unknown-query', 'ping', fc.constant(null), () => ({ method: 'GET', path: '/ping' }), () => [], { seed: 1, numRuns: 5, timeMs: 500, replaySeed: 1 });
+    const statuses = probe.exchanges.map((x) => x.status);
+    expect([[], [429, 200]]).toContainEqual(statuses);
+    expect(result).toEqual({ failed: false, runs: statuses.length / 2 });
+    expect(probe.rateLimitWait.waitedMs).toBe(statuses.length === 0 ? 0 : 2000);
   });
 
   it('an error body without the envelope and missing rate-limit headers each fail their own check, and only those', async () => {

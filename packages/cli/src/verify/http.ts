@@ -157,6 +157,10 @@ export class Probe {
   readonly #maxDepth: number;
   readonly #signal: AbortSignal;
   #rateLimitWaitedMs = 0;
+  /** The run's waits on Retry-After so far, what is left of their allowance, and the longest single wait accepted, in ms. */
+  get rateLimitWait(): { waitedMs: number; leftMs: number; longestMs: number } {
+    return { waitedMs: this.#rateLimitWaitedMs, leftMs: this.#maxRateLimitWaitMs - this.#rateLimitWaitedMs, longestMs: this.#maxRetryAfterSec * 1000 };
+  }
   /** The rate-limit state the last answer announced (D5 headers), when it did. */
   rateLimit: { limit: number; remaining: number } | null = null;
   /** Called with every answer after the http.* checks: the money invariants and the resource registry read them. */

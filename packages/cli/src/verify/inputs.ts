@@ -103,10 +103,11 @@ function invalidChanges(ctx: VerifyContext, op: SpecOperation): Array<{ broken: 
   const changes: Array<{ broken: string; apply: (c: Case) => Case }> = [];
   const body = requestBodyOf(ctx, op);
   if (body) {
-    for (const v of bodyViolations(doc, body.schema)) changes.push({ broken: `body: ${v.constraint}`, apply: (c) => ({ ...c, body: v.apply(c.body ?? {}) }) });
+    // The body as a whole first: a parser's faults (malformed JSON, another content type) are the likeliest 500s.
     changes.push({ broken: 'body: malformed JSON', apply: (c) => ({ ...c, body: undefined, raw: { text: `${JSON.stringify(c.body ?? {}).slice(0, -1)},`, type: 'application/json' } }) });
     changes.push({ broken: 'body: content type text/plain', apply: (c) => ({ ...c, body: undefined, raw: { text: JSON.stringify(c.body ?? {}), type: 'text/plain' } }) });
     if (body.required) changes.push({ broken: 'body: required, left out', apply: (c) => ({ params: c.params, query: c.query }) });
+    for (const v of bodyViolations(doc, body.schema)) changes.push({ broken: `body: ${v.constraint}`, apply: (c) => ({ ...c, body: v.apply(c.body ?? {}) }) });
   }
   for (const p of queryParameters(ctx, op)) {
     for (const v of leafViolations(doc, p.schema, true)) changes.push({ broken: `query ${String(p.name)}: ${v.constraint}`, apply: (c) => ({ ...c, query: { ...c.query, [p.name]: wireValue(v.value) } }) });
@@ -166,31 +167,42 @@ export async function runProperty<C>(ctx: VerifyContext, checkId: string, what: 
   let stopped: unknown = null;
   let last: { request: ProbeRequest; problems: string[]; x: Exchange } | null = null;
   let runs = 0;
+  let interrupted = false;
+  // fast-check's time limit stops waiting for a property, not the request it is in: that request (maybe asleep on
+  // a Retry-After) is awaited before the next property starts, so verify never has two requests in flight.
+  let inFlight: Promise<unknown> = Promise.resolve();
   const evidence: string[] = [];
+  const send = async (c: C): Promise<boolean> => {
+    if (stopped !== null || interrupted) return true;
+    if (options.allowance) {
+      if (options.allowance.left <= 0) return true;
+      options.allowance.left--;
+    }
+    const req = request(c);
+    try {
+      const x = await ctx.probe.request(req);
+      runs++;
+      if (evidence.length < 3) evidence.push(evidenceOf(x));
+      const problems = judge(x, c);
+      if (problems.length === 0) return true;
+      if (!interrupted || last === null) last = { request: req, problems, x };
+      return false;
+    } catch (error) {
+      // The run cannot go on (deadline, transport): not a counterexample.
+      stopped = error;
+      return true;
+    }
+  };
   await fc.check(
-    fc.asyncProperty(arb, async (c) => {
-      if (stopped !== null) return true;
-      if (options.allowance) {
-        if (options.allowance.left <= 0) return true;
-        options.allowance.left--;
-      }
-      const req = request(c);
-      try {
-        const x = await ctx.probe.request(req);
-        runs++;
-        if (evidence.length < 3) evidence.push(evidenceOf(x));
-        const problems = judge(x, c);
-        if (problems.length === 0) return true;
-        last = { request: req, problems, x };
-        return false;
-      } catch (error) {
-        // The run cannot go on (deadline, transport): not a counterexample.
-        stopped = error;
-        return true;
-      }
+    fc.asyncProperty(arb, (c) => {
+      const sent = send(c);
+      inFlight = sent;
+      return sent;
     }),
     { seed: options.seed, numRuns: options.numRuns, interruptAfterTimeLimit: Math.max(1, options.timeMs), markInterruptAsFailure: false },
   );
+  interrupted = true;
+  await inFlight;
   if (stopped !== null) throw stopped;
   const found = last as { request: ProbeRequest; problems: string[]; x: Exchange } | null;
   if (found) {
@@ -201,49 +213,108 @@ export async function runProperty<C>(ctx: VerifyContext, checkId: string, what: 
   return { failed: false, runs };
 }
 
-/** The generated-input checks over every operation of the spec. */
+/**
+ * The generated-input checks over every operation of the spec, in two phases. First the deterministic probes, one
+ * request each: every operation bare (and the list defaults), with an unknown query parameter, and with each of its
+ * constraints broken once (malformed JSON and another content type first). They wait out a 429 as the server asks
+ * (within the probe's caps), so a token with a low per-minute ceiling still gets all of them, and only the input
+ * budget cuts them. Then, with what is left of the budget and of the token's minute, the random examples.
+ */
 export async function runInputChecks(ctx: VerifyContext, options: InputOptions): Promise<void> {
   const { spec, checks } = ctx;
+  // The budget is the server's time: waits on Retry-After (bounded by the probe's own caps) do not spend it.
+  const deadline = Date.now() + options.budgetMs;
+  const waitedBefore = ctx.probe.rateLimitWait.waitedMs;
+  const timeLeft = () => deadline + (ctx.probe.rateLimitWait.waitedMs - waitedBefore) - Date.now();
   const ops = spec.operations.filter((op) => op.method === 'GET' || spec.pathParameters(op).length > 0 || options.allowWrites);
-  // Every constraint is broken at least once: one property per change, the examples shared among them.
   const changes = new Map(ops.map((op) => [op, invalidChanges(ctx, op)] as const));
-  const properties = ops.length * 2 + [...changes.values()].reduce((n, c) => n + c.length, 0);
-  const timeMs = Math.floor(options.budgetMs / Math.max(1, properties));
   let n = 0;
-  // A token with a low per-minute ceiling (its X-RateLimit-* headers) gets what is left of its minute, less a
-  // reserve for the checks after this phase, instead of a run that stops on 429s: the cut is reported.
-  const rate = ctx.probe.rateLimit;
-  const allowance = rate && rate.limit < 6000 ? { left: Math.max(0, rate.remaining - Math.min(60, Math.floor(rate.limit / 2))) } : undefined;
-  const next = (numRuns = options.maxExamples) => ({ seed: (options.seed + n++) | 0, numRuns, timeMs, replaySeed: options.seed, ...(allowance ? { allowance } : {}) });
+  const next = (numRuns: number, timeMs: number, allowance?: { left: number }) => ({ seed: (options.seed + n++) | 0, numRuns, timeMs, replaySeed: options.seed, ...(allowance ? { allowance } : {}) });
   if (!options.allowWrites) checks.skip('input.valid', 'needs --allow-writes for the operations that create resources');
-  // The few requests with most to say first (each operation bare, then with an unknown parameter), then every
-  // constraint broken, then valid requests: a cut budget still covers every operation.
-  await runOmittedAndDefaults(ctx);
   const setup = ops.map((op) => {
     const fixed = fixedParams(ctx, op, options.closedCard);
     // An unknown uuid may be refused 404; the closed card exists, so only the documented answers to it count.
     const hasPath = spec.pathParameters(op).length > 0 && fixed === null;
-    return { op, fixed, hasPath, label: `${op.method} ${op.route}`, req: (c: Case) => toRequest(ctx.probe, op, c) };
-  });
-  for (const { op, fixed, hasPath, label, req } of setup) {
+    const label = `${op.method} ${op.route}`;
+    const req = (c: Case) => toRequest(ctx.probe, op, c);
     // An unknown query parameter is ignored (the answer a valid request gets) or refused 422; never a 5xx.
-    const unknown = validArb(ctx, op, fixed).map((c) => ({ ...c, query: { ...c.query, verify_unknown_parameter: '1' } }));
     const valid = judgeValid(ctx, 'input.unknown-query', op, hasPath);
-    await runProperty(ctx, 'input.unknown-query', label, unknown, req, (x) => (x.status === 422 && hasCode(ctx.checks, 'input.unknown-query', x, 'validation.failed') ? [] : valid(x).map((p) => `unknown query parameter verify_unknown_parameter: ${p.replace(/^a valid request: /, '')}`)), next());
+    const unknown = {
+      arb: validArb(ctx, op, fixed).map((c) => ({ ...c, query: { ...c.query, verify_unknown_parameter: '1' } })),
+      judge: (x: Exchange) => (x.status === 422 && hasCode(ctx.checks, 'input.unknown-query', x, 'validation.failed') ? [] : valid(x).map((p) => `unknown query parameter verify_unknown_parameter: ${p.replace(/^a valid request: /, '')}`)),
+    };
+    const invalid = (changes.get(op) ?? []).map((change) => ({ broken: change.broken, arb: validArb(ctx, op, fixed).map((c): Case => ({ ...change.apply(c), broken: change.broken })) }));
+    return { op, fixed, hasPath, label, req, unknown, invalid, judgeInvalid: judgeInvalid(ctx, hasPath), failed: false };
+  });
+
+  // Phase 1: the deterministic probes; breadth first (every operation, then the next constraint of each), so a cut
+  // budget still covers every operation. One failure per operation is enough to report.
+  await runOmittedAndDefaults(ctx);
+  const probes: Array<() => Promise<void>> = [];
+  for (const s of setup) {
+    probes.push(async () => void (await runProperty(ctx, 'input.unknown-query', s.label, s.unknown.arb, s.req, s.unknown.judge, next(1, timeLeft()))));
   }
-  for (const { op, fixed, hasPath, label, req } of setup) {
-    const opChanges = changes.get(op) ?? [];
-    const perChange = Math.max(2, Math.ceil(options.maxExamples / Math.max(1, opChanges.length)));
-    for (const change of opChanges) {
-      const invalid = validArb(ctx, op, fixed).map((c) => ({ ...change.apply(c), broken: change.broken }));
-      const failed = await runProperty(ctx, 'input.invalid', `${label} ${change.broken}`, invalid, req, judgeInvalid(ctx, hasPath), next(perChange));
-      // One failure per operation is enough to report; the other constraints of a broken validator say no more.
-      if (failed.failed) break;
+  const rounds = Math.max(0, ...setup.map((s) => s.invalid.length));
+  for (let i = 0; i < rounds; i++) {
+    for (const s of setup) {
+      const change = s.invalid[i];
+      if (!change) continue;
+      probes.push(async () => {
+        if (s.failed) return;
+        s.failed = (await runProperty(ctx, 'input.invalid', `${s.label} ${change.broken}`, change.arb, s.req, s.judgeInvalid, next(1, timeLeft()))).failed;
+      });
     }
   }
-  for (const { op, fixed, hasPath, label, req } of setup) await runProperty(ctx, 'input.valid', label, validArb(ctx, op, fixed), req, judgeValid(ctx, 'input.valid', op, hasPath), next());
-  if (allowance && allowance.left <= 0) {
-    const reason = `generated inputs cut short: the token allows ${rate!.limit} requests a minute (X-RateLimit-Limit), and the run keeps what is left for its other checks`;
+  let sent = 0;
+  let cutBy = '';
+  for (const probe of probes) {
+    if (timeLeft() <= 0) {
+      cutBy = `the input budget of ${options.budgetMs / 1000} s (--input-budget) was spent (waits on Retry-After not counted)`;
+      break;
+    }
+    // The token's minute is used up: the next request waits out a 429. Only while that leaves one longest wait of
+    // the run's allowance to the checks after this phase, which must not be stopped for these probes.
+    const wait = ctx.probe.rateLimitWait;
+    if (ctx.probe.rateLimit?.remaining === 0 && wait.leftMs < 2 * wait.longestMs) {
+      cutBy = `the token's per-minute ceiling (${ctx.probe.rateLimit.limit}, X-RateLimit-Limit) is reached and the run keeps its last ${wait.leftMs / 1000} s of waits on Retry-After for its other checks`;
+      break;
+    }
+    await probe();
+    sent++;
+  }
+  if (sent < probes.length) {
+    const reason = `deterministic input probes cut short: ${probes.length - sent} of ${probes.length} not sent, ${cutBy}`;
+    ctx.log(`verify: ${reason}`);
+    for (const id of ['input.invalid', 'input.unknown-query']) checks.skip(id, reason);
+  }
+
+  // Phase 2: random examples with what is left. A token with a low per-minute ceiling (its X-RateLimit-* headers)
+  // spends what is left of its minute, less a reserve for the checks after this phase; these never wait on a 429.
+  const rate = ctx.probe.rateLimit;
+  const allowance = rate && rate.limit < 6000 ? { left: Math.max(0, rate.remaining - Math.min(60, Math.floor(rate.limit / 2))) } : undefined;
+  // `owner`: the operation whose invalid requests these are (one failure per operation is enough).
+  const random: Array<{ id: string; label: string; arb: fc.Arbitrary<Case>; req: (c: Case) => ProbeRequest; judge: (x: Exchange, c: Case) => string[]; numRuns: number; owner?: (typeof setup)[number] }> = [];
+  for (const s of setup) random.push({ id: 'input.unknown-query', label: s.label, arb: s.unknown.arb, req: s.req, judge: s.unknown.judge, numRuns: options.maxExamples - 1 });
+  for (const s of setup) {
+    if (s.failed) continue;
+    const perChange = Math.max(2, Math.ceil(options.maxExamples / Math.max(1, s.invalid.length)));
+    for (const change of s.invalid) random.push({ id: 'input.invalid', label: `${s.label} ${change.broken}`, arb: change.arb, req: s.req, judge: s.judgeInvalid, numRuns: perChange - 1, owner: s });
+  }
+  for (const s of setup) random.push({ id: 'input.valid', label: s.label, arb: validArb(ctx, s.op, s.fixed), req: s.req, judge: judgeValid(ctx, 'input.valid', s.op, s.hasPath), numRuns: options.maxExamples });
+  let done = 0;
+  for (const [i, p] of random.entries()) {
+    if (timeLeft() <= 0 || (allowance && allowance.left <= 0)) break;
+    if (p.numRuns <= 0 || p.owner?.failed) {
+      done++;
+      continue;
+    }
+    const r = await runProperty(ctx, p.id, p.label, p.arb, p.req, p.judge, next(p.numRuns, Math.floor(timeLeft() / (random.length - i)), allowance));
+    if (r.failed && p.owner) p.owner.failed = true;
+    done++;
+  }
+  if (done < random.length) {
+    const why = allowance && allowance.left <= 0 ? `the token allows ${rate!.limit} requests a minute (X-RateLimit-Limit), and the run keeps what is left for its other checks` : `the input budget of ${options.budgetMs / 1000} s (--input-budget) was spent`;
+    const reason = `random input examples cut short (the deterministic probes ran first): ${random.length - done} of ${random.length} properties not run, ${why}`;
     ctx.log(`verify: ${reason}`);
     for (const id of ['input.valid', 'input.invalid', 'input.unknown-query']) ctx.checks.skip(id, reason);
   }
