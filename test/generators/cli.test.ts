@@ -196,7 +196,7 @@ describe('the output writer', () => {
     const again = await cli(['client', '--out', out]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(new RegExp(`^wrote 0 files to \\S+ \\(${written} unchanged\\)$`, 'm'));
-  }, 120_000);
+  });
 
   it('types --out never writes through a symlink: not a file, not a subfolder, not the folder itself, even with --force', async () => {
     const victim = path.join(tmp.dir, 'victim.txt');
@@ -225,7 +225,7 @@ describe('the output writer', () => {
     expect(readdirSync(outside)).toEqual([]);
     expect(Object.keys(snapshot(linkedFile))).toEqual(['index.ts']);
     expect(Object.keys(snapshot(linkedSub))).toEqual(['runtime']);
-  }, 120_000);
+  });
 
   it('all --out keeps another spec\'s generated file and a file it wrote that was edited since; removes what the manifest lists unchanged', async () => {
     const out = path.join(tmp.dir, 'all-out');
@@ -255,7 +255,7 @@ describe('the output writer', () => {
       const [sum, rel] = line.split('  ') as [string, string];
       expect(createHash('sha256').update(readFileSync(path.join(src, rel))).digest('hex'), rel).toBe(sum);
     }
-  }, 180_000);
+  });
 
   /** Arbitrary files already in the output folder: refused untouched, or written with every other file left alone. */
   it('fast-check: arbitrary pre-existing files, symlinks and manifests in the output folder', async () => {
@@ -318,5 +318,5 @@ describe('the output writer', () => {
       }),
       { numRuns: 60 },
     );
-  }, 120_000);
+  });
 });

@@ -380,7 +380,7 @@ describe('the generated server can start', () => {
     } finally {
       await app.close();
     }
-  }, 180_000);
+  });
 
   it('refuses a pattern the runtime cannot compile: server, all and check exit 2 with file, pointer and reason; lint says the same', async () => {
     const spec = copy('pattern', (d) => {
@@ -403,7 +403,7 @@ describe('the generated server can start', () => {
     const ours = report.problems.find((p) => p.rule === 'server-runtime');
     expect(ours).toMatchObject({ severity: 'error', pointer });
     expect(ours!.message).toBe(patternProblem('[\\w-.]+'));
-  }, 180_000);
+  });
 
   it('fast-check: a pattern is refused exactly when Ajv, as the runtime configures it, cannot compile it', () => {
     const ajv = new Ajv2020({ strict: true, allErrors: true });

@@ -117,7 +117,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe('two replicas on one PostgreSQL', { timeout: 240_000 }, () => {
+describe('two replicas on one PostgreSQL', () => {
   it('are one sandbox: one token, shared cards, one order per idempotency key, shared clock, balanced ledger, one delivery per event', async () => {
     // Started at once on an empty database: both migrate it, under the migration lock, and seed it.
     const [a, b] = await Promise.all([startReplica(), startReplica(true)]);

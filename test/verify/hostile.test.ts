@@ -228,7 +228,7 @@ const RAW_TERMINAL_CONTROL_BUT_LF = new RegExp(RAW_TERMINAL_CONTROL.source.repla
 /** The lines the text report writes itself (report.ts): anything else would be a line a server started. */
 const REPORT_LINE = /^(?:gen-card-api verify |STOPPED \(|(?:PASS|FAIL|SKIP) {2}|      (?:- |skipped: |evidence: |\.\.\. )|\d+ checks: |$)/;
 
-describe('verify against a server that answers with escape sequences (issue 31)', { timeout: 120_000 }, () => {
+describe('verify against a server that answers with escape sequences (issue 31)', () => {
   /** Every answer carries the strings of `payload`: in the error envelope or in `data`, and in X-Request-Id. */
   interface Payload {
     status: number;

@@ -41,7 +41,7 @@ describe('verify against the sandbox', () => {
   });
 
   // Waits out one minute of the token's ceiling: a longer timeout than the other scenes.
-  it('a token limited to 120 requests a minute: the run completes, the deterministic input probes run (waiting out the minute), the random examples are cut and say why', { timeout: 300_000 }, async () => {
+  it('a token limited to 120 requests a minute: the run completes, the deterministic input probes run (waiting out the minute), the random examples are cut and say why', async () => {
     const { report, failed } = await runScene({ writes: true, tokens: true, rateLimits: { tokenPerMinute: 120, ipPerMinute: 600 } });
     expect(report.stopped).toBeUndefined();
     expect(failed).toEqual([]);

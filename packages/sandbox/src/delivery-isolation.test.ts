@@ -37,7 +37,7 @@ async function receiver(): Promise<TestReceiver> {
 const NEVER_MS = 10 * 60_000;
 
 describe('a receiver that never answers', () => {
-  it('does not keep a healthy endpoint from receiving every event', { timeout: 60_000 }, async () => {
+  it('does not keep a healthy endpoint from receiving every event', async () => {
     const sandbox = createSandbox({ orderLatencyMs: 0, webhookTimeoutMs: NEVER_MS, onError: () => undefined });
     sandboxes.push(sandbox);
     const ws = sandbox.seedDefaultWorkspace().workspace.id;
@@ -50,13 +50,13 @@ describe('a receiver that never answers', () => {
     healthy.secret = good.secret;
 
     for (let i = 0; i < 20; i++) sandbox.cards.create(ws, issueBody({ initial_topup_amount: '20.00' }));
-    await expect.poll(() => sandbox.orders.list(ws, { per_page: 100 }).data.filter((o) => o.status === 'completed').length, { timeout: 20_000 }).toBe(20);
+    await expect.poll(() => sandbox.orders.list(ws, { per_page: 100 }).data.filter((o) => o.status === 'completed').length).toBe(20);
 
     const eventIds = sandbox.events.since(0).filter((e) => e.workspace_id === ws).map((e) => e.event_id);
     expect(eventIds.length).toBeGreaterThanOrEqual(20);
-    await expect.poll(() => new Set(healthy.received.map((r) => r.event.event_id)).size, { timeout: 20_000 }).toBe(eventIds.length);
+    await expect.poll(() => new Set(healthy.received.map((r) => r.event.event_id)).size).toBe(eventIds.length);
     expect(new Set(healthy.received.map((r) => r.event.event_id))).toEqual(new Set(eventIds));
-    await expect.poll(() => sandbox.deliveries.list({ endpointId: good.id }).every((d) => d.status === 'succeeded'), { timeout: 20_000 }).toBe(true);
+    await expect.poll(() => sandbox.deliveries.list({ endpointId: good.id }).every((d) => d.status === 'succeeded')).toBe(true);
     expect(healthy.problems).toEqual([]);
 
     // The hanging endpoint holds at most its own slots (default 4); the rest of its queue waits.
@@ -83,9 +83,9 @@ describe('a receiver that never answers', () => {
     const fine = sandbox.webhooks.registerEndpoint(ws, { url: 'http://127.0.0.1:9/fine', events: ['order.completed'] });
     for (let i = 0; i < 3; i++) sandbox.cards.create(ws, issueBody({ initial_topup_amount: '20.00' }));
 
-    await expect.poll(() => sandbox.deliveries.list({ endpointId: fine.id }).filter((d) => d.status === 'succeeded').length, { timeout: 20_000 }).toBe(3);
+    await expect.poll(() => sandbox.deliveries.list({ endpointId: fine.id }).filter((d) => d.status === 'succeeded').length).toBe(3);
     // With one slot, the stuck endpoint's three deliveries were each attempted in turn: every attempt timed out.
-    await expect.poll(() => sandbox.deliveries.list({ endpointId: stuck.id }).filter((d) => d.attempts >= 1).length, { timeout: 20_000 }).toBe(3);
+    await expect.poll(() => sandbox.deliveries.list({ endpointId: stuck.id }).filter((d) => d.attempts >= 1).length).toBe(3);
     for (const d of sandbox.deliveries.list({ endpointId: stuck.id })) {
       if (d.attempts >= 1 && d.status === 'pending') expect(d.last_error).toBe('timed out after 50 ms');
     }
@@ -94,7 +94,7 @@ describe('a receiver that never answers', () => {
 });
 
 describe('control calls never wait on deliveries', () => {
-  it('answers clock/advance and a resend while a receiver hangs, and completes the due orders', { timeout: 60_000 }, async () => {
+  it('answers clock/advance and a resend while a receiver hangs, and completes the due orders', async () => {
     const hanging = await receiver();
     hanging.respond = () => 'hang';
     // Orders take 10 minutes per step: only the advance completes them.
@@ -120,7 +120,7 @@ describe('control calls never wait on deliveries', () => {
     await advance();
     expect(sandbox.orders.get(ws, first).status).toBe('completed');
     // Its order.completed went out and hangs: the attempt will not end during the test.
-    await expect.poll(() => hanging.received.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => hanging.received.length).toBeGreaterThanOrEqual(1);
 
     const second = await issue();
     await advance();
@@ -149,14 +149,14 @@ describe('restart on the same file', () => {
     sandboxes.push(second);
     // The offset came back: the sandbox clock did not jump back three hours.
     expect(second.clock.now().getTime()).toBeGreaterThanOrEqual(leftAt);
-    await expect.poll(() => second.orders.get(ws, order.uuid).status, { timeout: 20_000 }).toBe('completed');
+    await expect.poll(() => second.orders.get(ws, order.uuid).status).toBe('completed');
     expect(second.wallet.get(ws).wallets[0]!.held_balance).toBe('0.00');
     const later = second.cards.create(ws, issueBody());
     expect(later.created_at >= lastCreated).toBe(true);
     expect(second.admin.audit()).toEqual([]);
   });
 
-  it('reuses the webhookUrl endpoint, its secret and its pending deliveries', { timeout: 60_000 }, async () => {
+  it('reuses the webhookUrl endpoint, its secret and its pending deliveries', async () => {
     const file = join(dir, 'hooks.db');
     const hooks = await receiver();
     await hooks.stop(); // down during the first run: the delivery stays pending
@@ -165,7 +165,7 @@ describe('restart on the same file', () => {
     expect(first.webhook).toMatchObject({ reused: false });
     const ws = first.sandbox.auth.resolveToken(first.token!)!.workspace.id;
     const order = first.sandbox.cards.create(ws, issueBody());
-    await expect.poll(() => first.sandbox.deliveries.list({ event: 'order.completed' })[0]?.attempts ?? 0, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => first.sandbox.deliveries.list({ event: 'order.completed' })[0]?.attempts ?? 0).toBeGreaterThanOrEqual(1);
     // Still owed: waiting for its next retry, or in the middle of one.
     expect(['pending', 'sending']).toContain(first.sandbox.deliveries.list({ event: 'order.completed' })[0]!.status);
     const firstWebhook = first.webhook!;
@@ -178,16 +178,16 @@ describe('restart on the same file', () => {
     expect(second.webhook).toEqual({ ...firstWebhook, reused: true });
     expect(second.sandbox.webhooks.listEndpoints(ws).filter((e) => e.status === 'active').map((e) => e.id)).toEqual([firstWebhook.endpointId]);
     // The receiver verifies every request with the first run's secret.
-    await expect.poll(() => hooks.received.filter((r) => r.event.event === 'order.completed').length, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => hooks.received.filter((r) => r.event.event === 'order.completed').length).toBeGreaterThanOrEqual(1);
     const completed = hooks.received.find((r) => r.event.event === 'order.completed')!;
     expect(completed.event.data).toMatchObject({ order_uuid: order.uuid });
-    await expect.poll(() => second.sandbox.deliveries.list({ event: 'order.completed' })[0]?.status, { timeout: 20_000 }).toBe('succeeded');
+    await expect.poll(() => second.sandbox.deliveries.list({ event: 'order.completed' })[0]?.status).toBe('succeeded');
     expect(hooks.problems).toEqual([]);
   });
 });
 
 describe('rate limits a user sets', () => {
-  it('applies rateLimit and ipRateLimit of startSandbox', { timeout: 60_000 }, async () => {
+  it('applies rateLimit and ipRateLimit of startSandbox', async () => {
     const limited = await startSandbox({ port: 0, rateLimit: 2, ipRateLimit: 0 });
     servers.push(limited);
     const headers = { authorization: `Bearer ${limited.token!}` };

@@ -258,7 +258,7 @@ function checkInvariants(sandbox: Sandbox, ws: number): void {
 
 describe('double-entry invariants under random operation sequences, simulated card transactions included', () => {
   // Up to 60 operations per run, invariants checked after each: a few seconds, hence the own timeout.
-  it('balances every group and every wallet after any sequence, and releases every hold in the end', { timeout: 120_000 }, () => {
+  it('balances every group and every wallet after any sequence, and releases every hold in the end', () => {
     // The reason codes the runs booked: the sequences must reach every reason of the contract (2.11), so that the
     // invariants were checked on each.
     const booked = new Set<string>();

@@ -182,12 +182,12 @@ describe('webhook delivery to a real receiver', () => {
   });
 
   it('counts a receiver that does not answer in time as a failure', async () => {
-    const { sandbox, ws, receiver } = await fixture({ webhookTimeoutMs: 150 });
+    const { sandbox, ws, receiver } = await fixture({ webhookTimeoutMs: 2_000 });
     register(sandbox, ws, receiver, ['order.completed']);
     receiver.respond = (n) => (n === 1 ? 'hang' : 200);
     issueActiveCard(sandbox, ws);
     await sandbox.deliveries.runDue();
-    expect(sandbox.deliveries.list()[0]).toMatchObject({ status: 'pending', attempts: 1, last_status: null, last_error: 'timed out after 150 ms' });
+    expect(sandbox.deliveries.list()[0]).toMatchObject({ status: 'pending', attempts: 1, last_status: null, last_error: 'timed out after 2000 ms' });
     const delivered = await sandbox.deliveries.deliverNow(sandbox.deliveries.list()[0]!.id);
     expect(delivered).toMatchObject({ status: 'succeeded', attempts: 2 });
   });
