@@ -1,7 +1,10 @@
 /** Ports and processes for the tests that start long-running commands: wait with a bound, never a fixed sleep. */
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, createServer } from 'node:net';
+import path from 'node:path';
 import { WAIT_MS } from './limits.js';
+import { ROOT } from './spec.js';
 
 /** A port that was free a moment ago on 127.0.0.1. */
 export async function freePort(): Promise<number> {
@@ -53,4 +56,28 @@ export async function eventually(condition: () => boolean | Promise<boolean>, ms
     if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** What a run of the CLI printed and how it ended. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the checkout's `gen-card-api` bin from the repository root with `args`, as a user's shell would, without the
+ * `CARD_API_*` variables of the test's own environment (a sandbox's token, say) unless `env` gives them.
+ */
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CARD_API_')));
+    const child = spawn(process.execPath, [path.join(ROOT, 'packages/cli/bin/gen-card-api.js'), ...args], { cwd: ROOT, env: { ...base, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }

@@ -15,21 +15,9 @@ import { startListen, type ListenSession } from '../../packages/cli/src/sandbox-
 import { runTrigger } from '../../packages/cli/src/sandbox-tools/trigger.js';
 import { ROOT, tempDir } from '../helpers/spec.js';
 import { App } from './app.js';
+import { runCli as cli } from '../helpers/processes.js';
 
 const BIN = path.join(ROOT, 'packages/cli/bin/gen-card-api.js');
-
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CARD_API_')));
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...base, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 let sandbox: RunningSandbox;
 let app: App;

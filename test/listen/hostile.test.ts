@@ -6,11 +6,9 @@
  * printed hold no raw control character and no line break. A real sandbox on loopback owns listen's endpoint; the
  * hostile deliveries are posted straight to the receiver, signed (or not) with `@card-api/webhooks/testing`.
  */
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { startSandbox, type RunningSandbox } from '@card-api/sandbox';
 import { signPayload } from '@card-api/webhooks/testing';
 import fc from 'fast-check';
@@ -20,10 +18,9 @@ import { loadDocs } from '../../packages/cli/src/sandbox-tools/docs.js';
 import { formatRecord, startListen, type ForwardRecord, type ListenSession } from '../../packages/cli/src/sandbox-tools/listen.js';
 import { runTrigger } from '../../packages/cli/src/sandbox-tools/trigger.js';
 import { headerHostileText, RAW_TERMINAL_CONTROL, terminalHostileText } from '../helpers/hostile-payloads.js';
-import { ROOT } from '../helpers/spec.js';
+import { runCli as cli } from '../helpers/processes.js';
 
 const docs = await loadDocs();
-const BIN = path.join(ROOT, 'packages/cli/bin/gen-card-api.js');
 
 /** The app listen forwards to: keeps every request's headers and body, answers 200. */
 class Spy {
@@ -187,19 +184,6 @@ async function impostor(text: string, header: string): Promise<{ baseUrl: string
       await new Promise((resolve) => server.close(resolve));
     },
   };
-}
-
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CARD_API_')));
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 describe('trigger and events against a server that answers with escape sequences (the real CLI)', () => {

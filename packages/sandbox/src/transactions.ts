@@ -232,6 +232,14 @@ function fxRate(amount: Money, merchantAmount: Money, foreign: boolean): string 
   return amount.dividedBy(merchantAmount).toFixed(6, Money.ROUND_HALF_UP);
 }
 
+/** A request's `merchant_currency`: absent (the purchase is in the card's currency) or a currency code. */
+function merchantCurrencyField(errors: FieldErrors, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' && CURRENCY.test(value)) return value;
+  errors.add('merchant_currency', 'must be a currency code such as EUR');
+  return undefined;
+}
+
 function supplierId(value: unknown, errors: FieldErrors): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !/^[\x21-\x7E]{1,64}$/.test(value)) errors.add('supplier_txn_id', 'must be 1 to 64 visible ASCII characters');
@@ -399,8 +407,7 @@ export function createSimulateService(ctx: Context): SimulateService {
       const errors = new FieldErrors();
       const raw = (input ?? {}) as AuthorizeInput;
       const amount = amountField(errors, 'amount', raw.amount, true);
-      const merchantCurrency = raw.merchant_currency;
-      if (merchantCurrency !== undefined && (typeof merchantCurrency !== 'string' || !CURRENCY.test(merchantCurrency))) errors.add('merchant_currency', 'must be a currency code such as EUR');
+      const merchantCurrency = merchantCurrencyField(errors, raw.merchant_currency);
       const merchantAmount = amountField(errors, 'merchant_amount', raw.merchant_amount, false);
       const merchant = checkMerchant(errors, raw.merchant);
       const given = supplierId(raw.supplier_txn_id, errors);
@@ -537,7 +544,7 @@ export function createSimulateService(ctx: Context): SimulateService {
       const errors = new FieldErrors();
       const raw = (input ?? {}) as DeclineInput;
       const attempted = amountField(errors, 'merchant_amount', raw.merchant_amount, true);
-      if (raw.merchant_currency !== undefined && (typeof raw.merchant_currency !== 'string' || !CURRENCY.test(raw.merchant_currency))) errors.add('merchant_currency', 'must be a currency code such as EUR');
+      const merchantCurrency = merchantCurrencyField(errors, raw.merchant_currency);
       if (!(DECLINE_REASONS as readonly unknown[]).includes(raw.reason)) errors.add('reason', `must be one of ${DECLINE_REASONS.join(', ')}`);
       const merchant = checkMerchant(errors, raw.merchant);
       const given = supplierId(raw.supplier_txn_id, errors);
@@ -547,7 +554,7 @@ export function createSimulateService(ctx: Context): SimulateService {
       return ctx.write(() => {
         requireWorkspace(ctx, workspaceId);
         const card = ownedCard(workspaceId, cardUuid);
-        const row = declineRow(card, { merchant_amount: fmt(attempted!), merchant_currency: raw.merchant_currency ?? card.currency }, raw.reason, merchant, newSupplierId(workspaceId, given));
+        const row = declineRow(card, { merchant_amount: fmt(attempted!), merchant_currency: merchantCurrency ?? card.currency }, raw.reason, merchant, newSupplierId(workspaceId, given));
         if (penalty !== undefined) {
           // D40: risk_penalty as the contract defines it, a fee per declined transaction taken from the wallet, with
           // no balance check: "may push the wallet negative".
@@ -601,7 +608,7 @@ export function createSimulateService(ctx: Context): SimulateService {
       if (!['capture', 'refund', 'chargeback_opened'].includes(raw.type)) errors.add('type', 'must be capture, refund or chargeback_opened');
       const amount = amountField(errors, 'amount', raw.amount, true);
       if (amount !== undefined && amount.isZero()) errors.add('amount', 'must be greater than 0');
-      if (raw.merchant_currency !== undefined && (typeof raw.merchant_currency !== 'string' || !CURRENCY.test(raw.merchant_currency))) errors.add('merchant_currency', 'must be a currency code such as EUR');
+      const merchantCurrency = merchantCurrencyField(errors, raw.merchant_currency);
       const merchantAmount = amountField(errors, 'merchant_amount', raw.merchant_amount, false);
       const merchant = checkMerchant(errors, raw.merchant);
       const given = supplierId(raw.supplier_txn_id, errors);
@@ -610,7 +617,7 @@ export function createSimulateService(ctx: Context): SimulateService {
         requireWorkspace(ctx, workspaceId);
         const card = ownedCard(workspaceId, cardUuid);
         const value = amount!;
-        const currency = raw.merchant_currency ?? card.currency;
+        const currency = merchantCurrency ?? card.currency;
         const foreign = currency !== card.currency;
         if (foreign && merchantAmount === undefined) throw new SandboxError(422, 'validation.failed', 'The request is invalid.', { merchant_amount: ['is required for a foreign-currency row'] });
         const leg = { merchant_amount: fmt(merchantAmount ?? value), merchant_currency: currency, fx_rate: fxRate(value, merchantAmount ?? value, foreign) };
