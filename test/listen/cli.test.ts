@@ -68,7 +68,8 @@ describe('gen-card-api trigger (process)', () => {
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = once(child, 'exit');
     try {
-      await expect.poll(() => existsSync(envOut) || child.exitCode !== null, { interval: 100 }).toBe(true);
+      // "Ready!" comes after the env file is written: waiting for the file alone raced the line (it failed 1 run in 3).
+      await expect.poll(() => (existsSync(envOut) && stderr.includes('> Ready!')) || child.exitCode !== null, { interval: 100 }).toBe(true);
       const env = Object.fromEntries(readFileSync(envOut, 'utf8').trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
       expect(Object.keys(env)).toEqual(['CARD_API_BASE_URL', 'CARD_API_TOKEN', 'CARD_API_WEBHOOK_SECRET']);
       expect(stderr).toContain(`> Ready! Your webhook signing secret is ${env.CARD_API_WEBHOOK_SECRET} (^C to quit)`);
