@@ -15,7 +15,8 @@ import type { NormalizedProblem } from '@redocly/openapi-core';
 import { SpecErrors } from '../model/errors.js';
 import { assertOpenApi31, bundleSpec, displayPath, inputProblems, refProblemReason, SpecResolver, type JsonObject } from '../model/load.js';
 import { validateOpenApi31 } from '../model/openapi31-validator.js';
-import { getLineColLocation, lint, loadConfig } from '../model/redocly.js';
+import { readFile } from 'node:fs/promises';
+import { createConfig, getLineColLocation, lint, loadConfig, parseYaml } from '../model/redocly.js';
 import { DEFAULT_LINT_CONFIG, DEFAULT_SPEC } from '../core/assets.js';
 import { runtimeSchemaProblems } from './runtime-schemas.js';
 import { generatorProblems } from './spec-text.js';
@@ -139,12 +140,41 @@ export const serverRuntime: LintCheck = ({ display, document }) => runtimeSchema
 /** The document checks, in order. A new check is one more function here. */
 export const DOCUMENT_CHECKS: readonly LintCheck[] = [openApi31Schema, unresolvedLocalRefs, generatorRefusals, serverRuntime];
 
+type LintConfig = Awaited<ReturnType<typeof loadConfig>>;
+
+/** Whether `node` holds a `$ref` key at any depth. */
+function hasRef(node: unknown, depth = 0): boolean {
+  if (typeof node !== 'object' || node === null || depth > 64) return depth > 64;
+  if (Array.isArray(node)) return node.some((item) => hasRef(item, depth + 1));
+  return Object.entries(node).some(([key, value]) => key === '$ref' || hasRef(value, depth + 1));
+}
+
+/**
+ * The Redocly configuration in `configPath` (this package's own `redocly.yaml` files: lint takes no user config).
+ * `loadConfig` reads it as a document to bundle: it resolves and inlines the file's `$ref`s, walking it with the
+ * config's types, and that walk compiles JSON Schema 2020-12's meta-schema with Ajv to tell the types apart (about
+ * 60 ms of CPU, 12% of a lint, on @redocly/openapi-core 1.34). A configuration without a `$ref` bundles to itself, so
+ * it goes straight to `createConfig`, which resolves `extends`, the plugins and the rules from the same object
+ * with `configPath` as their base, as `loadConfig` does after its bundle. Anything else (a `$ref`, a file that does
+ * not parse) takes `loadConfig`'s path and its errors. test/generators/lint.test.ts compares the two.
+ */
+export async function lintConfig(configPath: string): Promise<LintConfig> {
+  let raw: unknown;
+  try {
+    raw = parseYaml(await readFile(configPath, 'utf8'));
+  } catch {
+    return loadConfig({ configPath });
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || hasRef(raw)) return loadConfig({ configPath });
+  return createConfig(raw as Parameters<typeof createConfig>[0], { configPath });
+}
+
 /**
  * The bundled document, once lint has resolved every document through `resolver`. A spec that is one file (lint read
  * no other document, nor tried to) is its own bundle: Redocly's bundle of it, `$ref`s kept, rewrites nothing, so its
  * walk is skipped and the root as lint parsed it is the document.
  */
-async function bundled(specPath: string, config: Awaited<ReturnType<typeof loadConfig>>, resolver: SpecResolver): Promise<unknown> {
+async function bundled(specPath: string, config: LintConfig, resolver: SpecResolver): Promise<unknown> {
   if (resolver.documentsRead === 1) {
     const root = await resolver.resolveDocument(null, resolver.root, true);
     if (!(root instanceof Error) && 'parsed' in root) return root.parsed;
@@ -165,7 +195,7 @@ export async function lintSpec(specPath: string = DEFAULT_SPEC, configPath: stri
   const resolver = new SpecResolver(specPath);
   const absolute = resolver.root;
   await resolver.rootBytes();
-  const config = await loadConfig({ configPath });
+  const config = await lintConfig(configPath);
   // Lint first, then bundle with the same resolver: lint leaves the parsed documents as they are, so the bundle
   // reuses them (bundling rewrites them in place, so the other order parsed every document twice).
   let linted: NormalizedProblem[];

@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { lintSpec } from '../../generators/lint/lint-spec.js';
+import { lintConfig, lintSpec } from '../../generators/lint/lint-spec.js';
+import { loadConfig } from '../../generators/model/redocly.js';
 import { loadModel, SpecError, SpecErrors } from '../../generators/model/index.js';
 import { ROOT, tempDir, writeSpecCopy } from '../helpers/spec.js';
 
@@ -111,5 +112,39 @@ describe('documents referred to by messages and source', () => {
     // here only after `make build`: judging it would make this test depend on whether the build ran first.
     const missing = refs.filter((r) => !r.split(' -> ')[1]!.startsWith('node_modules/') && !existsSync(path.join(ROOT, r.split(' -> ')[1]!)));
     expect(missing).toEqual([]);
+  });
+});
+
+describe('the lint configuration', () => {
+  // lintConfig skips loadConfig's bundle of a configuration that holds no `$ref` (it bundles to itself); what lint
+  // gets must be the very configuration loadConfig builds, for each configuration lint uses.
+  const configs = [path.join(ROOT, 'redocly.yaml'), path.join(ROOT, 'spec/sandbox/redocly.yaml')];
+  it.each(configs)('%s: the same configuration as loadConfig builds', async (configPath) => {
+    const [fast, full] = await Promise.all([lintConfig(configPath), loadConfig({ configPath })]);
+    expect(fast.rawConfig).toEqual(full.rawConfig);
+    expect(fast.configFile).toBe(full.configFile);
+    expect(fast.styleguide.rules).toEqual(full.styleguide.rules);
+    expect(fast.styleguide.plugins.map((p) => p.id)).toEqual(full.styleguide.plugins.map((p) => p.id));
+    expect(fast.styleguide.preprocessors).toEqual(full.styleguide.preprocessors);
+    expect(fast.styleguide.decorators).toEqual(full.styleguide.decorators);
+    expect(fast).toEqual(full);
+  });
+
+  it('a configuration with a $ref, or one that does not parse, takes loadConfig\'s path and its errors', async () => {
+    const dir = path.join(tmp.dir, 'config');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'rules.yaml'), 'operation-description: error\n');
+    const withRef = path.join(dir, 'redocly.yaml');
+    writeFileSync(withRef, "extends: [recommended]\nrules:\n  $ref: './rules.yaml'\n");
+    const config = await lintConfig(withRef);
+    expect(config.rawConfig.styleguide?.rules).toHaveProperty('operation-description', 'error');
+    expect(config).toEqual(await loadConfig({ configPath: withRef }));
+    const broken = path.join(dir, 'broken.yaml');
+    writeFileSync(broken, 'rules: {operation-description: error\n');
+    const message = await lintConfig(broken).then(
+      () => 'resolved',
+      (e: Error) => e.message,
+    );
+    expect(message).toMatch(/^Error parsing config file at '.*broken\.yaml'/);
   });
 });
