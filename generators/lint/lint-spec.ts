@@ -12,7 +12,7 @@
  * is `unresolvedLocalRefs`.
  */
 import type { NormalizedProblem } from '@redocly/openapi-core';
-import { SpecErrors } from '../model/errors.js';
+import { childPath, pathPointer, SpecErrors, type PointerPath } from '../model/errors.js';
 import { assertOpenApi31, bundleSpec, displayPath, inputProblems, refProblemReason, SpecResolver, type JsonObject } from '../model/load.js';
 import { validateOpenApi31 } from '../model/openapi31-validator.js';
 import { readFile } from 'node:fs/promises';
@@ -101,6 +101,8 @@ export const openApi31Schema: LintCheck = ({ display, document, redoclyClean }) 
   }));
 };
 
+const DATA_KEYS = new Set(['default', 'example', 'const', 'enum']);
+
 /** Every local `$ref` of the bundled document points at something (a bundle that rewrote a ref wrongly, or a ref Redocly left as data). */
 export const unresolvedLocalRefs: LintCheck = ({ display, document, redoclyClean }) => {
   if (!redoclyClean) return [];
@@ -114,20 +116,21 @@ export const unresolvedLocalRefs: LintCheck = ({ display, document, redoclyClean
     }
     return node;
   };
-  const walk = (node: unknown, pointer: string, depth: number): void => {
+  const walk = (node: unknown, where: PointerPath, depth: number): void => {
     if (depth > 256 || typeof node !== 'object' || node === null || found.length >= 100) return;
-    if (Array.isArray(node)) return node.forEach((v, i) => walk(v, `${pointer}/${i}`, depth + 1));
+    if (Array.isArray(node)) return node.forEach((v, i) => walk(v, childPath(where, i), depth + 1));
+    // An Example object: the node under `.../examples/<name>`.
+    const example = where !== null && where.up !== null && where.up.key === 'examples';
     for (const [key, value] of Object.entries(node)) {
-      const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
       // `default`, `example`, `const`, `enum`, a schema's `examples` list and an Example's `value` hold data: a
       // `$ref` key there is a value, not a reference.
-      if (['default', 'example', 'const', 'enum'].includes(key) || (key === 'examples' && Array.isArray(value)) || (key === 'value' && /\/examples\/[^/]+$/.test(pointer))) continue;
+      if (DATA_KEYS.has(key) || (key === 'examples' && Array.isArray(value)) || (key === 'value' && example)) continue;
       if (key === '$ref' && typeof value === 'string' && (value === '#' || value.startsWith('#/')) && target(value) === undefined) {
-        found.push({ source: 'openapi-3.1-schema', severity: 'error', file: display, pointer: at, rule: 'ref-resolves', message: `$ref ${JSON.stringify(value)} points at nothing in the bundled document` });
-      } else walk(value, at, depth + 1);
+        found.push({ source: 'openapi-3.1-schema', severity: 'error', file: display, pointer: pathPointer(childPath(where, key)), rule: 'ref-resolves', message: `$ref ${JSON.stringify(value)} points at nothing in the bundled document` });
+      } else walk(value, childPath(where, key), depth + 1);
     }
   };
-  walk(document, '#', 0);
+  walk(document, null, 0);
   return found;
 };
 

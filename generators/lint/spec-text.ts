@@ -10,7 +10,7 @@
  *   (summaries, descriptions) control characters only. Quotes stay legal in labels: ordinary titles use them.
  */
 import { buildModel } from '../model/build.js';
-import { SpecError, SpecErrors, escapePointerToken } from '../model/errors.js';
+import { childPath, pathPointer, SpecError, SpecErrors, type PointerPath } from '../model/errors.js';
 import type { JsonObject } from '../model/load.js';
 import type { LintProblem } from './lint-spec.js';
 
@@ -42,7 +42,10 @@ export interface TextProblem {
 
 type Node = Record<string, unknown>;
 const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null && !Array.isArray(value);
-const at = (base: string, key: string | number): string => `${base}/${escapePointerToken(String(key))}`;
+const at = childPath;
+const pointerOf = pathPointer;
+const path = (...keys: Array<string | number>): Path => keys.reduce<Path>((up, key) => at(up, key), null);
+type Path = PointerPath;
 const DATA = new Set(['example', 'examples', 'default', 'const']);
 const PROSE = new Set(['summary', 'description']);
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
@@ -50,12 +53,12 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'pat
 /** Every field of the document whose text becomes code or a comment, checked by its kind. */
 export function specTextProblems(document: JsonObject): TextProblem[] {
   const problems: TextProblem[] = [];
-  const check = (text: unknown, kind: TextKind, pointer: string, what: string): void => {
+  const check = (text: unknown, kind: TextKind, where: Path, what: string): void => {
     if (typeof text !== 'string') return;
     const problem = textProblem(text, kind);
-    if (problem !== null) problems.push({ pointer, message: `${what} ${problem}` });
+    if (problem !== null) problems.push({ pointer: pointerOf(where), message: `${what} ${problem}` });
   };
-  const scopes = (security: unknown, base: string): void => {
+  const scopes = (security: unknown, base: Path): void => {
     if (!Array.isArray(security)) return;
     security.forEach((requirement, i) => {
       if (!isNode(requirement)) return;
@@ -65,50 +68,52 @@ export function specTextProblems(document: JsonObject): TextProblem[] {
     });
   };
   // The whole document, outside examples and `x-` extensions (data): prose, names, schemas.
-  const walk = (node: unknown, pointer: string, depth: number): void => {
+  const walk = (node: unknown, where: Path, depth: number): void => {
     if (depth > 256) return;
     if (Array.isArray(node)) {
-      node.forEach((item, i) => walk(item, at(pointer, i), depth + 1));
+      node.forEach((item, i) => walk(item, at(where, i), depth + 1));
       return;
     }
     if (!isNode(node)) return;
-    if (typeof node.in === 'string') check(node.name, 'token', at(pointer, 'name'), 'the parameter name');
+    if (typeof node.in === 'string') check(node.name, 'token', at(where, 'name'), 'the parameter name');
+    const infoObject = where !== null && where.up === null && where.key === 'info';
+    const operation = where !== null && METHODS.has(String(where.key));
     for (const [key, value] of Object.entries(node)) {
-      const here = at(pointer, key);
+      const here = at(where, key);
       if (DATA.has(key) || key.startsWith('x-')) {
         if (key === 'x-enumDescriptions' && isNode(value)) {
           for (const [name, text] of Object.entries(value)) {
             check(name, 'token', at(here, name), 'the enum value');
             check(text, 'prose', at(here, name), 'the enum description');
             // A blank description makes generated docs fall back to the value itself.
-            if (typeof text === 'string' && text.trim() === '') problems.push({ pointer: at(here, name), message: `the description of the enum value ${JSON.stringify(name)} is blank` });
+            if (typeof text === 'string' && text.trim() === '') problems.push({ pointer: pointerOf(at(here, name)), message: `the description of the enum value ${JSON.stringify(name)} is blank` });
           }
         }
         continue;
       }
-      if (PROSE.has(key) || (key === 'title' && pointer !== '#/info')) check(value, 'prose', here, `the ${key}`);
+      if (PROSE.has(key) || (key === 'title' && !infoObject)) check(value, 'prose', here, `the ${key}`);
       if (key === 'enum' && Array.isArray(value)) value.forEach((v, i) => check(v, 'token', at(here, i), 'the enum value'));
       if (key === 'required' && Array.isArray(value)) value.forEach((v, i) => check(v, 'token', at(here, i), 'the required property name'));
       if (key === 'properties' && isNode(value)) for (const name of Object.keys(value)) check(name, 'token', at(here, name), 'the property name');
       if (key === 'security') scopes(value, here);
-      if (key === 'tags' && Array.isArray(value) && METHODS.has(pointer.split('/').pop() ?? '')) value.forEach((tag, i) => check(tag, 'label', at(here, i), 'the tag'));
+      if (key === 'tags' && Array.isArray(value) && operation) value.forEach((tag, i) => check(tag, 'label', at(here, i), 'the tag'));
       walk(value, here, depth + 1);
     }
   };
   const info = isNode(document.info) ? document.info : {};
-  check(info.title, 'label', '#/info/title', 'the title');
-  check(info.version, 'token', '#/info/version', 'the version');
-  if (Array.isArray(document.tags)) document.tags.forEach((tag, i) => isNode(tag) && check(tag.name, 'label', `#/tags/${i}/name`, 'the tag name'));
-  if (isNode(document.webhooks)) for (const name of Object.keys(document.webhooks)) check(name, 'token', at('#/webhooks', name), 'the event name');
+  check(info.title, 'label', path('info', 'title'), 'the title');
+  check(info.version, 'token', path('info', 'version'), 'the version');
+  if (Array.isArray(document.tags)) document.tags.forEach((tag, i) => isNode(tag) && check(tag.name, 'label', path('tags', i, 'name'), 'the tag name'));
+  if (isNode(document.webhooks)) for (const name of Object.keys(document.webhooks)) check(name, 'token', path('webhooks', name), 'the event name');
   const schemes = isNode(document.components) && isNode(document.components.securitySchemes) ? document.components.securitySchemes : {};
   for (const [scheme, definition] of Object.entries(schemes)) {
     const flows = isNode(definition) && isNode(definition.flows) ? definition.flows : {};
     for (const [flow, spec] of Object.entries(flows)) {
       const list = isNode(spec) && isNode(spec.scopes) ? spec.scopes : {};
-      for (const scope of Object.keys(list)) check(scope, 'token', at(at(at(at(at('#/components/securitySchemes', scheme), 'flows'), flow), 'scopes'), scope), 'the security scope');
+      for (const scope of Object.keys(list)) check(scope, 'token', path('components', 'securitySchemes', scheme, 'flows', flow, 'scopes', scope), 'the security scope');
     }
   }
-  walk(document, '#', 0);
+  walk(document, null, 0);
   return problems;
 }
 

@@ -25,6 +25,24 @@ export function escapePointerToken(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/**
+ * Where a node of a document is, for a walk that visits every node: its parent's path and its key, turned into a
+ * JSON pointer only when a problem needs one (building each node's pointer string was most of such a walk's time).
+ * `null` is the root.
+ */
+export type PointerPath = { readonly up: PointerPath; readonly key: string | number } | null;
+
+export function childPath(up: PointerPath, key: string | number): PointerPath {
+  return { up, key };
+}
+
+/** `#` for the root, `#/a/b~1c` below it. */
+export function pathPointer(path: PointerPath): string {
+  const keys: string[] = [];
+  for (let p = path; p !== null; p = p.up) keys.push(escapePointerToken(String(p.key)));
+  return ['#', ...keys.reverse()].join('/');
+}
+
 /** Builds `#/a/b~1c` from tokens. */
 export function pointer(...tokens: Array<string | number>): string {
   return `#/${tokens.map((t) => escapePointerToken(String(t))).join('/')}`;

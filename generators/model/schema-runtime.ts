@@ -9,7 +9,7 @@
  *   `{`: valid without the `u` flag, errors with it) cannot be compiled at all: the server generator refuses it.
  */
 import { formatNames } from 'ajv-formats/dist/formats.js';
-import { escapePointerToken } from './errors.js';
+import { childPath, pathPointer, type PointerPath } from './errors.js';
 import { compareStrings } from './sort.js';
 
 /**
@@ -49,29 +49,29 @@ const DATA = new Set(['example', 'examples', 'default', 'const', 'enum']);
 export function schemaRuntimeReport(document: unknown): SchemaRuntimeReport {
   const unknown = new Set<string>();
   const patternProblems: SchemaRuntimeReport['patternProblems'] = [];
-  const walk = (node: unknown, pointer: string, depth: number): void => {
+  const walk = (node: unknown, where: PointerPath, depth: number): void => {
     if (depth > 256) return;
     if (Array.isArray(node)) {
-      node.forEach((item, i) => walk(item, `${pointer}/${i}`, depth + 1));
+      node.forEach((item, i) => walk(item, childPath(where, i), depth + 1));
       return;
     }
     if (!isNode(node)) return;
     if (typeof node.format === 'string' && !knownFormat(node.format)) unknown.add(node.format);
     if (typeof node.pattern === 'string') {
       const reason = patternProblem(node.pattern);
-      if (reason !== null) patternProblems.push({ pointer: `${pointer}/pattern`, reason });
+      if (reason !== null) patternProblems.push({ pointer: pathPointer(childPath(where, 'pattern')), reason });
     }
     if (isNode(node.patternProperties)) {
       for (const key of Object.keys(node.patternProperties)) {
         const reason = patternProblem(key);
-        if (reason !== null) patternProblems.push({ pointer: `${pointer}/patternProperties/${escapePointerToken(key)}`, reason });
+        if (reason !== null) patternProblems.push({ pointer: pathPointer(childPath(childPath(where, 'patternProperties'), key)), reason });
       }
     }
     for (const [key, value] of Object.entries(node)) {
       if (DATA.has(key) || key.startsWith('x-')) continue;
-      walk(value, `${pointer}/${escapePointerToken(key)}`, depth + 1);
+      walk(value, childPath(where, key), depth + 1);
     }
   };
-  walk(document, '#', 0);
+  walk(document, null, 0);
   return { unknownFormats: [...unknown].sort(compareStrings), patternProblems };
 }

@@ -148,3 +148,30 @@ describe('the lint configuration', () => {
     expect(message).toMatch(/^Error parsing config file at '.*broken\.yaml'/);
   });
 });
+
+describe("the generators' checks name the field they refuse", () => {
+  it('with its JSON pointer, keys escaped (`/` as ~1, `~` as ~0), in spec text and in patterns', async () => {
+    const dir = path.join(tmp.dir, 'pointers');
+    mkdirSync(dir, { recursive: true });
+    const spec = writeSpecCopy(dir, (d) => {
+      d.paths['/cards'].get.description = 'Lists cards\u0007';
+      d.paths['/cards'].get.tags = [...(d.paths['/cards'].get.tags ?? []), 'cards*/'];
+      d.components.schemas.Card.properties["o'brien"] = { type: 'string', description: 'A name.' };
+      d.components.schemas.Card.properties.pan_last4.pattern = '[\\w-.]';
+      d.components.schemas.Card.patternProperties = { 'a~b/c\\-': { type: 'string' } };
+      // Data, not schemas or prose: examples and extensions are never judged.
+      d.components.schemas.Card['x-note'] = { description: 'not prose\u0007', pattern: '[\\w-.]' };
+    });
+    const report = await lintSpec(spec);
+    const ours = report.problems.filter((p) => p.source === 'gen-card-api').map((p) => `${p.rule} ${p.pointer}`);
+    expect(ours.sort()).toEqual(
+      [
+        'spec-text #/paths/~1cards/get/description',
+        'spec-text #/paths/~1cards/get/tags/1',
+        "spec-text #/components/schemas/Card/properties/o'brien",
+        'server-runtime #/components/schemas/Card/properties/pan_last4/pattern',
+        'server-runtime #/components/schemas/Card/patternProperties/a~0b~1c\\-',
+      ].sort(),
+    );
+  });
+});
