@@ -10,10 +10,12 @@ const cache = new WeakMap<ApiModel, Promise<string>>();
  * openapi-typescript's CommonJS build, loaded on first use. Its ESM build imports `typescript` as ESM, which makes
  * Node run syntax detection and cjs-module-lexer over TypeScript's 9 MB before compiling it (about 0.4 s of CPU
  * more than `require`, measured from the installed CLI); the CommonJS build requires it. Same code, same output.
+ * `#openapi-typescript` is the package in the checkout and, in the published CLI, its bundle built against the
+ * CLI's vendored Redocly (model/redocly.ts), so one copy of that engine is loaded.
  */
 let loaded: typeof OpenapiTypescript | undefined;
 function openapiTypescript(): typeof OpenapiTypescript {
-  loaded ??= createRequire(import.meta.url)('openapi-typescript') as typeof OpenapiTypescript;
+  loaded ??= createRequire(import.meta.url)('#openapi-typescript') as typeof OpenapiTypescript;
   return loaded;
 }
 

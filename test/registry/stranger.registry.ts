@@ -131,6 +131,10 @@ describe('gen-card-api installed alone', () => {
     expect(gyp).toBe('');
     const client = ok(await registry.run(path.join(folder, 'node_modules/.bin/gen-card-api'), ['client', '--out', 'card-api'], { cwd: folder }), 'gen-card-api client (installed alone)');
     expect(client.stdout).toContain('wrote');
+    // lint runs on the Redocly engine vendored into dist/vendor (scripts/build.ts buildVendor), installed by nobody.
+    const lint = ok(await registry.run(path.join(folder, 'node_modules/.bin/gen-card-api'), ['lint'], { cwd: folder }), 'gen-card-api lint (installed alone)');
+    expect(lint.stdout).toMatch(/openapi\.yaml: 0 errors, 0 warnings/);
+    for (const vendored of ['@redocly/openapi-core', 'openapi-typescript']) expect(names, vendored).not.toContain(vendored);
     // The documents it names ship with it, by a path that opens from the folder it runs in.
     const help = ok(await registry.run(path.join(folder, 'node_modules/.bin/gen-card-api'), ['diff', '--help'], { cwd: folder, env: { ...registry.env, COLUMNS: '400' } }), 'gen-card-api diff --help');
     const named = /\(see ([^)\s]+\.md)\)/.exec(help.stdout.replace(/\s+/g, ' '))?.[1];
