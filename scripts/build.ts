@@ -8,7 +8,6 @@
  */
 import { execFileSync } from 'node:child_process';
 import { cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile, type Plugin } from 'esbuild';
@@ -132,7 +131,14 @@ export async function buildVendor(dist: string): Promise<void> {
   const escaped = redocly.name.replace(/[/.]/g, '\\$&');
   const types = await build({
     ...bundleOptions,
-    entryPoints: [createRequire(path.join(root, 'package.json')).resolve(openapiTs.name)],
+    // Its named exports, without the `default` its CommonJS build sets beside `__esModule` (publint: a pattern that
+    // breaks default imports from ESM in some bundlers); the generators use named functions only.
+    stdin: {
+      contents: `const { default: _openapiTS, ...named } = require(${JSON.stringify(openapiTs.name)});\nmodule.exports = named;\n`,
+      resolveDir: root,
+      sourcefile: 'vendor-openapi-typescript-entry.cjs',
+      loader: 'js',
+    },
     outfile: path.join(out, openapiTs.file),
     // `typescript` is a declared dependency of the CLI; Redocly is the vendored file next to this one.
     external: ['typescript'],
