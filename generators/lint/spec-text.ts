@@ -43,9 +43,8 @@ export interface TextProblem {
 type Node = Record<string, unknown>;
 const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null && !Array.isArray(value);
 const at = childPath;
-const pointerOf = pathPointer;
-const path = (...keys: Array<string | number>): Path => keys.reduce<Path>((up, key) => at(up, key), null);
-type Path = PointerPath;
+/** The path of a fixed place in the document, `path('info', 'title')`. */
+const path = (...keys: Array<string | number>): PointerPath => keys.reduce<PointerPath>(childPath, null);
 const DATA = new Set(['example', 'examples', 'default', 'const']);
 const PROSE = new Set(['summary', 'description']);
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
@@ -53,12 +52,12 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'pat
 /** Every field of the document whose text becomes code or a comment, checked by its kind. */
 export function specTextProblems(document: JsonObject): TextProblem[] {
   const problems: TextProblem[] = [];
-  const check = (text: unknown, kind: TextKind, where: Path, what: string): void => {
+  const check = (text: unknown, kind: TextKind, where: PointerPath, what: string): void => {
     if (typeof text !== 'string') return;
     const problem = textProblem(text, kind);
-    if (problem !== null) problems.push({ pointer: pointerOf(where), message: `${what} ${problem}` });
+    if (problem !== null) problems.push({ pointer: pathPointer(where), message: `${what} ${problem}` });
   };
-  const scopes = (security: unknown, base: Path): void => {
+  const scopes = (security: unknown, base: PointerPath): void => {
     if (!Array.isArray(security)) return;
     security.forEach((requirement, i) => {
       if (!isNode(requirement)) return;
@@ -68,7 +67,7 @@ export function specTextProblems(document: JsonObject): TextProblem[] {
     });
   };
   // The whole document, outside examples and `x-` extensions (data): prose, names, schemas.
-  const walk = (node: unknown, where: Path, depth: number): void => {
+  const walk = (node: unknown, where: PointerPath, depth: number): void => {
     if (depth > 256) return;
     if (Array.isArray(node)) {
       node.forEach((item, i) => walk(item, at(where, i), depth + 1));
@@ -86,7 +85,7 @@ export function specTextProblems(document: JsonObject): TextProblem[] {
             check(name, 'token', at(here, name), 'the enum value');
             check(text, 'prose', at(here, name), 'the enum description');
             // A blank description makes generated docs fall back to the value itself.
-            if (typeof text === 'string' && text.trim() === '') problems.push({ pointer: pointerOf(at(here, name)), message: `the description of the enum value ${JSON.stringify(name)} is blank` });
+            if (typeof text === 'string' && text.trim() === '') problems.push({ pointer: pathPointer(at(here, name)), message: `the description of the enum value ${JSON.stringify(name)} is blank` });
           }
         }
         continue;
