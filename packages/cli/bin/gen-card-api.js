@@ -3,7 +3,7 @@
 // (where src/ exists; it is never published) it runs the TypeScript sources through tsx instead, with the
 // workspace packages resolved to their sources too, so that development needs no build step.
 import { existsSync } from 'node:fs';
-import nodeModule, { register } from 'node:module';
+import nodeModule from 'node:module';
 
 // V8's on-disk code cache (Node >= 22.1; a no-op before): later runs skip compiling the CLI and its dependencies
 // again, as Redocly's CLI does. Enabled before the imports below, so that they are cached.
@@ -17,7 +17,8 @@ let cli;
 if (existsSync(source)) {
   const { register: registerTsx } = await import('tsx/esm/api');
   registerTsx();
-  register('../../../scripts/source-condition.mjs', import.meta.url);
+  const { registerSourceCondition } = await import('../../../scripts/source-condition.mjs');
+  registerSourceCondition();
   cli = await import(source.href);
 } else {
   cli = await import('../dist/main.js');

@@ -3,7 +3,6 @@
 // card-api-kit checkout (where src/ exists; it is never published) it runs the TypeScript sources through tsx, with
 // the workspace packages resolved to their sources too, so that development needs no build step.
 import { existsSync } from 'node:fs';
-import { register } from 'node:module';
 
 // Read before the slow imports below: a parent (npx, a shell) that exits while the sandbox starts must still stop it.
 const parentPid = process.ppid;
@@ -13,7 +12,8 @@ let cli;
 if (existsSync(source)) {
   const { register: registerTsx } = await import('tsx/esm/api');
   registerTsx();
-  register('../../../scripts/source-condition.mjs', import.meta.url);
+  const { registerSourceCondition } = await import('../../../scripts/source-condition.mjs');
+  registerSourceCondition();
   cli = await import(source.href);
 } else {
   cli = await import('../dist/cli.js');
