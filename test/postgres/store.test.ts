@@ -56,6 +56,25 @@ describe('the PostgreSQL store', () => {
   });
 });
 
+describe("another replica's commits", () => {
+  it('a read of externalVersion made in a setImmediate job is forgotten when a request arrives (refreshExternalVersion)', async () => {
+    const url = await server.createDatabase('external_version');
+    const a = openStore(url, migrations);
+    const b = openStore(url, migrations);
+    try {
+      // B reads the version in the check phase, as the scheduler's and the delivery pump's jobs do: the forgetting
+      // this read schedules runs only in the next turn's check phase, after that turn's poll (where requests arrive).
+      const before = await new Promise<number>((resolve) => setImmediate(() => resolve(b.externalVersion())));
+      a.transaction('write', () => a.exec("INSERT INTO sandbox_state (key, value) VALUES ('probe', '1') ON CONFLICT (key) DO UPDATE SET value = excluded.value"));
+      b.refreshExternalVersion();
+      expect(b.externalVersion()).not.toBe(before);
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+});
+
 describe('the SQLite dialect, translated at the seam', () => {
   it('numbers placeholders, never inside quotes', () => {
     expect(toPostgresStatement(`SELECT * FROM t WHERE a = ? AND b = '?' AND c = ?`)).toBe(`SELECT * FROM t WHERE a = $1 AND b = '?' AND c = $2`);

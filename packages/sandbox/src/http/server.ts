@@ -142,6 +142,11 @@ export async function buildSandboxApp(sandbox: Sandbox, options: { logger?: Star
   // The server options the runtime recommends (D36): long path parameters reach the schemas, and what the
   // router or Node's parser refuses is still answered in the D2 shape.
   const app = Fastify({ logger: options.logger ?? false, ...cardApiServerOptions() });
+  // Each request sees every commit another replica made before it arrived (Store.refreshExternalVersion).
+  app.addHook('onRequest', (_request, _reply, done) => {
+    sandbox.db.refreshExternalVersion();
+    done();
+  });
   registerCors(app);
   const root = createFallbacks([]);
   app.setNotFoundHandler(root.notFound);

@@ -15,8 +15,9 @@
  *   a balance check, a claim of due work) cannot interleave with another replica's write. A write statement outside
  *   any transaction runs as a write transaction of its own, for the same reason;
  * - every write transaction bumps a counter row (`card_api_generation`) in the same round trip as its COMMIT;
- *   `externalVersion` reads it, less this store's own commits, at most once per turn of the event loop, so that
- *   caches keyed on it see other replicas' commits;
+ *   `externalVersion` reads it, less this store's own commits, at most once per turn of the event loop and again
+ *   for each request as it arrives (`refreshExternalVersion`), so that caches keyed on it see other replicas'
+ *   commits;
  * - `watch` reports a write to a watched table from the statement itself (its target table and its row count):
  *   PostgreSQL's triggers cannot call into the process;
  * - `migrate` holds a session-level advisory lock while it reads and advances the schema version, so two replicas
@@ -284,6 +285,17 @@ class PostgresStore implements Store {
       setImmediate(() => (this.#version = undefined));
     }
     return this.#version;
+  }
+
+  /**
+   * The per-turn read above is not enough on its own: a read made in the check phase (a `setImmediate` job, such as
+   * the scheduler's re-arm or the delivery pump, asking the clock for the time) schedules its own forgetting for the
+   * next turn's check phase, after that turn's poll, so the requests arriving in that poll would see the version
+   * from before another replica's commit (the likely cause of a failure test/postgres/replicas.test.ts showed once,
+   * on Node 26: a clock advanced on one replica, unchanged on the other). Each request therefore reads it afresh.
+   */
+  refreshExternalVersion(): void {
+    this.#version = undefined;
   }
 
   migrate(migrations: readonly Migration[]): void {

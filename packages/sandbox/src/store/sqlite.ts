@@ -211,6 +211,9 @@ class SqliteStore implements Store {
     return this.#dataVersion.get() ?? 0;
   }
 
+  /** Nothing to forget: `PRAGMA data_version` is read at every call. */
+  refreshExternalVersion(): void {}
+
   migrate(migrations: readonly Migration[]): void {
     const version = this.pluck<[], number>('PRAGMA user_version');
     for (const m of migrations) {

@@ -84,6 +84,11 @@ export interface Store {
   watch(tables: readonly string[], onWrite: () => void): void;
   /** Changes when another connection has committed (see the module comment). */
   externalVersion(): number;
+  /**
+   * Forgets a cached {@link externalVersion}, so that the next call reads it again. The HTTP server calls it as each
+   * request arrives: a request sent after another replica's commit was answered must see that commit.
+   */
+  refreshExternalVersion(): void;
   /** Applies the migrations newer than the database's schema version. */
   migrate(migrations: readonly Migration[]): void;
   close(): void;
