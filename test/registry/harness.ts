@@ -192,9 +192,13 @@ export async function startRegistry(): Promise<Registry> {
     const cache = path.join(dir, 'npm-cache');
     const machineCache = path.join(execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8', env: strangerEnv({}) }).trim(), '_cacache');
     // cp(1), not fs.cp: several times faster on the cache's thousands of small files (about 1 s against 5 s here).
+    // Its contents and index only: `tmp/` holds another npm's files in flight (an install running beside the
+    // tests), which vanish under cp and failed the copy.
     if (existsSync(machineCache)) {
-      await mkdir(cache, { recursive: true });
-      execFileSync('cp', ['-R', machineCache, path.join(cache, '_cacache')]);
+      await mkdir(path.join(cache, '_cacache'), { recursive: true });
+      for (const part of ['content-v2', 'index-v5']) {
+        if (existsSync(path.join(machineCache, part))) execFileSync('cp', ['-R', path.join(machineCache, part), path.join(cache, '_cacache', part)]);
+      }
     }
     const env = strangerEnv({ npm_config_userconfig: npmrc, npm_config_cache: cache, npm_config_registry: url });
 
